@@ -1,0 +1,91 @@
+"""The :class:`Dataset` type: a frame plus each attribute's kind, role and domain."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from anonlab.validation import ParameterError, check_int
+
+Kind = Literal["numerical", "categorical"]
+Role = Literal["quasi_identifier", "confidential", "class", "other"]
+ROLES: tuple[str, ...] = ("quasi_identifier", "confidential", "class", "other")
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """One column of a data set as the papers describe it.
+
+    Parameters
+    ----------
+    name : column name in the frame.
+    kind : ``"numerical"`` or ``"categorical"``.
+    role : quasi-identifier, confidential, class or other.
+    domain : ``(low, high)`` public bounds of a numerical attribute; the sensitivity
+        Δ(A) is ``high - low`` (DP-IR §4.1).
+    integer : the source holds whole numbers; released noisy values are rounded.
+    discrete : histograms use one bin per value instead of 100 equal bins (DP-IR §4.2).
+    """
+
+    name: str
+    kind: Kind = "numerical"
+    role: Role = "other"
+    domain: tuple[float, float] | None = None
+    integer: bool = False
+    discrete: bool = False
+
+    @property
+    def width(self) -> float:
+        """Domain width Δ(A) = high − low of a numerical attribute."""
+        if self.domain is None:
+            raise ParameterError(f"attribute {self.name!r} has no numerical domain")
+        return float(self.domain[1] - self.domain[0])
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A data set ready for protection.
+
+    ``attributes`` lists the analysed attributes in order; ``protected`` names those a
+    method protects (by default all of them). Metrics are computed on ``protected`` only;
+    the other attributes are released unchanged.
+    """
+
+    name: str
+    frame: pd.DataFrame
+    attributes: tuple[Attribute, ...]
+    protected: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if not self.protected:
+            object.__setattr__(self, "protected", tuple(a.name for a in self.attributes))
+
+    @property
+    def n(self) -> int:
+        """Number of records."""
+        return len(self.frame)
+
+    def attribute(self, name: str) -> Attribute:
+        """The :class:`Attribute` called ``name``."""
+        for attr in self.attributes:
+            if attr.name == name:
+                return attr
+        raise KeyError(name)
+
+    @property
+    def protected_attributes(self) -> tuple[Attribute, ...]:
+        """The protected :class:`Attribute` objects, in order."""
+        return tuple(self.attribute(name) for name in self.protected)
+
+    def protect_first(self, m: int) -> Dataset:
+        """A view protecting the first ``m`` attributes (DP-IR §4.2: m ∈ {1, 8, 13})."""
+        m = check_int(m, "m", 1, len(self.attributes))
+        return replace(self, protected=tuple(a.name for a in self.attributes[:m]))
+
+    def numeric_matrix(self, names: tuple[str, ...] | None = None) -> np.ndarray:
+        """Float matrix (n × len(names)) of the named (default: protected) columns."""
+        cols = list(self.protected if names is None else names)
+        return self.frame[cols].to_numpy(dtype=float)

@@ -1,0 +1,44 @@
+"""The method registry: every paper method by one name, usable from config and Python.
+
+Adding a method is one module, one line in :data:`METHODS` and one ``conf/method`` yaml.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from anonlab.methods.base import Method, Release, release_frame
+from anonlab.methods.individual_ranking import IndividualRankingLaplace, IndividualRankingMethod
+from anonlab.methods.laplace import Laplace
+from anonlab.validation import check_choice
+
+__all__ = ["ALIASES", "METHODS", "Method", "Release", "make_method", "method_class", "release_frame"]
+
+METHODS: dict[str, type[Method]] = {
+    cls.name: cls for cls in (Laplace, IndividualRankingMethod, IndividualRankingLaplace)
+}
+
+# sdcMicro's vocabulary for the same methods.
+ALIASES: dict[str, str] = {"onedims": "ir"}
+
+
+def method_class(name: str) -> type[Method]:
+    """The registered class of ``name`` (or of an alias of it)."""
+    name = ALIASES.get(name, name)
+    return METHODS[check_choice(name, "method", list(METHODS))]
+
+
+def make_method(name: str, params: Mapping[str, Any]) -> Method:
+    """Instantiate ``name`` with the grid parameters it depends on, ignoring the others.
+
+    sdcMicro's ``aggr`` is accepted for ``k``.
+    """
+    cls = method_class(name)
+    params = dict(params)
+    if "aggr" in params and "k" not in params:
+        params["k"] = params.pop("aggr")
+    missing = [axis for axis in cls.axes if axis not in params]
+    if missing:
+        raise TypeError(f"method {cls.name!r} needs parameter(s) {missing}")
+    return cls(**{axis: params[axis] for axis in cls.axes})

@@ -1,0 +1,127 @@
+"""Metric-against-parameter line figures in the papers' style (DP-IR Figs. 1–4, DP-UNI Fig. 1).
+
+Methods that do not depend on the x axis (plain Laplace against k) are drawn as horizontal
+lines, as the papers draw their baselines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from anonlab.methods import method_class  # noqa: E402
+from anonlab.runner.store import write_atomic  # noqa: E402
+from anonlab.validation import ParameterError  # noqa: E402
+
+# Papers' conventions: the proposal in black, baselines in gray; one dash pattern per ε.
+METHOD_STYLES: dict[str, dict[str, Any]] = {
+    "laplace": {"color": "0.55", "linewidth": 1.2, "label": "Laplace"},
+    "ir": {"color": "black", "linewidth": 2.2, "linestyle": "-", "label": "IR"},
+    "ir_laplace": {"color": "black", "linewidth": 1.2, "label": "IR + Laplace"},
+}
+SERIES_DASHES = ("--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (8, 2)))
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """One figure: ``metric`` against ``x``, a panel per ``facet`` value, a dash per ``series``."""
+
+    name: str
+    metric: str
+    x: str = "k"
+    facet: str | None = None
+    series: str | None = "epsilon"
+    methods: Sequence[str] | None = None
+    logy: bool = True
+    title: str = ""
+    styles: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> FigureSpec:
+        known = set(cls.__dataclass_fields__)
+        unknown = set(config) - known
+        if unknown:
+            raise ParameterError(f"figure {config.get('name')!r}: unknown key(s) {sorted(unknown)}")
+        return cls(**dict(config))
+
+
+def curve_means(table: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Mean over repetitions of the data-set-level ``metric`` per method and parameters."""
+    rows = table[(table["metric"] == metric) & table["attribute"].isna()]
+    params = [c for c in rows.columns
+              if c not in ("rep", "seed", "cell_id", "metric", "attribute", "value")]
+    return rows.groupby(params, dropna=False, sort=True)["value"].mean().reset_index()
+
+
+def _label(name: str, value: Any) -> str:
+    symbol = {"epsilon": "ε", "k": "k", "m": "m", "alpha": "α", "t": "t"}.get(name, name)
+    return f"{symbol}={value:g}" if isinstance(value, float) else f"{symbol}={value}"
+
+
+def plot_curves(table: pd.DataFrame, spec: FigureSpec) -> Figure:
+    """Draw ``spec`` from the result ``table`` (mean over repetitions)."""
+    means = curve_means(table, spec.metric)
+    if means.empty:
+        raise ParameterError(f"figure {spec.name!r}: no rows for metric {spec.metric!r}")
+    facets = sorted(means[spec.facet].dropna().unique()) if spec.facet else [None]
+    series_values = (sorted(means[spec.series].dropna().unique())
+                     if spec.series and spec.series in means else [None])
+    dashes = {v: SERIES_DASHES[i % len(SERIES_DASHES)] for i, v in enumerate(series_values)}
+    methods = list(spec.methods or means["method"].unique())
+    fig, axes = plt.subplots(1, len(facets), figsize=(4.2 * len(facets), 3.6), squeeze=False,
+                             sharey=False)
+    for ax, facet in zip(axes[0], facets, strict=True):
+        panel = means if facet is None else means[means[spec.facet] == facet]
+        x_values = panel[spec.x].dropna() if spec.x in panel else pd.Series(dtype=float)
+        for method in methods:
+            axes_of = method_class(method).axes
+            style = {**METHOD_STYLES.get(method, {}), **spec.styles.get(method, {})}
+            label = style.pop("label", method)
+            data = panel[panel["method"] == method]
+            by_series = spec.series in axes_of and series_values != [None]
+            for value in series_values if by_series else [None]:
+                part = data if value is None else data[data[spec.series] == value]
+                if part.empty:
+                    continue
+                line = dict(style)
+                if value is not None:
+                    line.setdefault("linestyle", dashes[value])
+                name = label if value is None else f"{label}, {_label(spec.series, value)}"
+                if spec.x in axes_of:
+                    part = part.sort_values(spec.x)
+                    ax.plot(part[spec.x], part["value"], label=name, **line)
+                elif len(x_values):
+                    ax.hlines(part["value"].mean(), x_values.min(), x_values.max(), label=name,
+                              **line)
+        if spec.logy:
+            ax.set_yscale("log")
+        ax.set_xlabel(spec.x)
+        ax.set_ylabel(spec.metric.upper() + (" (log10 scale)" if spec.logy else ""))
+        if facet is not None:
+            ax.set_title(_label(spec.facet, facet))
+        ax.grid(True, which="major", alpha=0.3)
+    axes[0][-1].legend(fontsize=7, loc="best")
+    if spec.title:
+        fig.suptitle(spec.title)
+    fig.tight_layout()
+    return fig
+
+
+def save_figure(fig: Figure, directory: Path, name: str) -> list[Path]:
+    """Save ``fig`` as ``name.png`` and ``name.pdf`` in ``directory``, atomically."""
+    paths = []
+    for fmt in ("png", "pdf"):
+        target = directory / f"{name}.{fmt}"
+        write_atomic(target, lambda tmp, fmt=fmt: fig.savefig(tmp, format=fmt, dpi=150))
+        paths.append(target)
+    plt.close(fig)
+    return paths

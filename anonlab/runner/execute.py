@@ -1,0 +1,109 @@
+"""Run cells × repetitions with joblib; results are independent of the number of workers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed, effective_n_jobs
+from tqdm.auto import tqdm
+
+from anonlab.datasets import Dataset
+from anonlab.metrics import get_metric
+from anonlab.runner.grid import DATASET_AXES, Cell
+from anonlab.runner.seeds import rng_for
+
+Job = tuple[int, Cell, int]  # (cell index, cell, repetition)
+
+
+def dataset_view(dataset: Dataset, cell: Cell) -> Dataset:
+    """The data set as the cell protects it (the first ``m`` attributes if ``m`` is set)."""
+    params = cell.param_dict
+    return dataset.protect_first(params["m"]) if "m" in params else dataset
+
+
+def run_job(
+    dataset: Dataset,
+    job: Job,
+    master_seed: int,
+    metrics: Sequence[str],
+    metrics_by_attribute: Sequence[str],
+) -> list[dict[str, Any]]:
+    """Protect one (cell, repetition) and evaluate every metric on it."""
+    index, cell, rep = job
+    view = dataset_view(dataset, cell)
+    release = cell.build().protect(view, rng_for(master_seed, cell.id, rep))
+    base = {"_cell": index, "method": cell.method, **cell.param_dict, "rep": rep,
+            "seed": master_seed, "cell_id": cell.id}
+    rows = [{**base, "metric": name, "attribute": None,
+             "value": get_metric(name)(view.frame, release.frame, view)} for name in metrics]
+    for name in metrics_by_attribute:
+        for attribute, value in get_metric(name).by_attribute(view.frame, release.frame, view).items():
+            rows.append({**base, "metric": name, "attribute": attribute, "value": value})
+    return rows
+
+
+def run_batch(dataset: Dataset, jobs: Sequence[Job], master_seed: int, metrics: Sequence[str],
+              metrics_by_attribute: Sequence[str]) -> tuple[int, list[dict[str, Any]]]:
+    """Run a batch of jobs in one worker (the data set is shipped once per batch);
+    returns the number of jobs run and their rows."""
+    rows: list[dict[str, Any]] = []
+    for job in jobs:
+        rows.extend(run_job(dataset, job, master_seed, metrics, metrics_by_attribute))
+    return len(jobs), rows
+
+
+def plan_jobs(cells: Sequence[Cell], reps: int) -> list[Job]:
+    """Every (cell, repetition); deterministic methods run once (rep 0)."""
+    jobs: list[Job] = []
+    for index, cell in enumerate(cells):
+        n_reps = reps if type(cell.build()).randomized else 1
+        jobs.extend((index, cell, rep) for rep in range(n_reps))
+    return jobs
+
+
+def run_cells(
+    dataset: Dataset,
+    cells: Sequence[Cell],
+    *,
+    reps: int,
+    master_seed: int,
+    metrics: Sequence[str],
+    metrics_by_attribute: Sequence[str] = (),
+    n_jobs: int = -1,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Run all cells and return the tidy result table in a worker-independent order."""
+    jobs = plan_jobs(cells, reps)
+    n_batches = min(len(jobs), max(1, effective_n_jobs(n_jobs) * 8))
+    batches = [list(b) for b in np.array_split(np.arange(len(jobs)), n_batches) if len(b)]
+    tasks = (delayed(run_batch)(dataset, [jobs[i] for i in batch], master_seed, metrics,
+                                metrics_by_attribute) for batch in batches)
+    rows: list[dict[str, Any]] = []
+    parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    with tqdm(total=len(jobs), desc="cells x reps", unit="run", disable=not progress) as bar:
+        for done, batch_rows in parallel(tasks):
+            rows.extend(batch_rows)
+            bar.update(done)
+    return tidy_table(rows, cells, dataset.name)
+
+
+def tidy_table(rows: list[dict[str, Any]], cells: Sequence[Cell], dataset: str) -> pd.DataFrame:
+    """Rows sorted by (cell, rep, metric order, attribute), with typed parameter columns."""
+    frame = pd.DataFrame(rows)
+    frame["_metric_order"] = frame.groupby(["_cell", "rep"], sort=False).cumcount()
+    frame = frame.sort_values(["_cell", "rep", "_metric_order"], kind="stable")
+    frame = frame.drop(columns=["_cell", "_metric_order"]).reset_index(drop=True)
+    frame.insert(0, "dataset", dataset)
+    axes = list(dict.fromkeys(a for cell in cells for a, _ in cell.params))
+    for axis in axes:
+        values = frame[axis]
+        if axis in ("k", *DATASET_AXES):
+            frame[axis] = values.astype("Int64")
+        elif pd.api.types.is_numeric_dtype(values):
+            frame[axis] = values.astype(float)
+    ordered = ["dataset", "method", *axes, "rep", "seed", "cell_id", "metric", "attribute", "value"]
+    frame["attribute"] = frame["attribute"].astype("string")
+    return frame[ordered]

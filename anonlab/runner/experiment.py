@@ -1,0 +1,122 @@
+"""An experiment from config to files: validate, run the grid, store, plot."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from anonlab.datasets import Dataset, load_dataset
+from anonlab.metrics import get_metric
+from anonlab.plotting import FigureSpec, plot_curves, save_figure
+from anonlab.runner.execute import run_cells
+from anonlab.runner.grid import Cell, expand_grid
+from anonlab.runner.store import git_commit, package_versions, write_json, write_table
+from anonlab.validation import ParameterError, check_int
+
+RESULTS_FILE = "results.parquet"
+RUN_FILE = "run.json"
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A validated experiment, ready to run."""
+
+    name: str
+    dataset: Dataset
+    cells: tuple[Cell, ...]
+    reps: int
+    metrics: tuple[str, ...]
+    metrics_by_attribute: tuple[str, ...]
+    seed: int
+    n_jobs: int
+    out_dir: Path
+    figures: tuple[FigureSpec, ...]
+
+    @property
+    def results_path(self) -> Path:
+        return self.out_dir / RESULTS_FILE
+
+
+def _names(value: Any, what: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, Sequence):
+        raise TypeError(f"{what} must be a list of names, got {value!r}")
+    return tuple(str(v) for v in value)
+
+
+def build_experiment(config: Mapping[str, Any]) -> Experiment:
+    """Validate a resolved config and build the :class:`Experiment`; nothing is written."""
+    name = str(config.get("experiment", {}).get("name") or "custom")
+    reps = check_int(config.get("reps", 1), "reps", 1)
+    seed = check_int(config.get("seed", 0), "seed", 0)
+    n_jobs = check_int(config.get("n_jobs", -1), "n_jobs", -(2**31))
+    if n_jobs == 0:
+        raise ParameterError("n_jobs must be a positive number of workers or negative (all cores), got 0")
+    metrics = _names(config.get("metrics"), "metrics")
+    by_attribute = _names(config.get("metrics_by_attribute"), "metrics_by_attribute")
+    for metric in metrics + by_attribute:
+        get_metric(metric)
+    if not metrics and not by_attribute:
+        raise ParameterError("metrics is empty: name at least one metric")
+    methods = _names(config.get("methods"), "methods")
+    if not methods:
+        raise ParameterError("methods is empty: name at least one method")
+    figures = tuple(FigureSpec.from_config(f) for f in config.get("figures") or ())
+    for figure in figures:
+        if figure.metric not in metrics:
+            raise ParameterError(f"figure {figure.name!r} plots metric {figure.metric!r}, "
+                                 f"which is not in metrics {list(metrics)}")
+    dataset = load_dataset(config.get("dataset") or {})
+    cells = tuple(expand_grid(methods, config.get("grid") or {}, dataset))
+    out_dir = Path(str(config.get("results_dir", "results"))) / name
+    return Experiment(name, dataset, cells, reps, metrics, by_attribute, seed, n_jobs, out_dir,
+                      figures)
+
+
+def plot_experiment(experiment: Experiment, table: pd.DataFrame | None = None) -> list[Path]:
+    """Draw every figure of ``experiment`` from its stored results table."""
+    if table is None:
+        if not experiment.results_path.is_file():
+            raise ParameterError(f"no results at {str(experiment.results_path)!r}: run it first")
+        table = pd.read_parquet(experiment.results_path)
+    paths: list[Path] = []
+    for spec in experiment.figures:
+        paths += save_figure(plot_curves(table, spec), experiment.out_dir / "figures", spec.name)
+    return paths
+
+
+def run_experiment(experiment: Experiment, config: Mapping[str, Any], *,
+                   progress: bool = True) -> pd.DataFrame:
+    """Run the grid, write ``results.parquet`` and ``run.json``, then draw the figures."""
+    started = datetime.now(UTC)
+    clock = time.perf_counter()
+    table = run_cells(experiment.dataset, experiment.cells, reps=experiment.reps,
+                      master_seed=experiment.seed, metrics=experiment.metrics,
+                      metrics_by_attribute=experiment.metrics_by_attribute,
+                      n_jobs=experiment.n_jobs, progress=progress)
+    table.insert(0, "experiment", experiment.name)
+    wall = time.perf_counter() - clock
+    write_table(table, experiment.results_path)
+    write_json({
+        "experiment": experiment.name,
+        "config": dict(config),
+        "versions": package_versions(),
+        "git": git_commit(),
+        "started_at": started.isoformat(),
+        "wall_time_s": round(wall, 3),
+        "n_cells": len(experiment.cells),
+        "n_rows": len(table),
+        "dataset": {"name": experiment.dataset.name, "n": experiment.dataset.n,
+                    "attributes": [vars(a) for a in experiment.dataset.attributes]},
+    }, experiment.out_dir / RUN_FILE)
+    plot_experiment(experiment, pd.read_parquet(experiment.results_path))
+    return table

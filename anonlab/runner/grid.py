@@ -1,0 +1,78 @@
+"""Expand an experiment's grid into cells, one per distinct method configuration."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from anonlab.datasets import Dataset
+from anonlab.methods import Method, make_method, method_class
+from anonlab.runner.seeds import cell_id
+from anonlab.validation import ParameterError, check_epsilon, check_int
+
+# Grid axes that select a view of the data set rather than a method parameter.
+DATASET_AXES: tuple[str, ...] = ("m",)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One method configuration on one data set view; repetitions share it."""
+
+    method: str
+    params: tuple[tuple[str, Any], ...]
+    dataset: str
+    id: int
+
+    @property
+    def param_dict(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    def build(self) -> Method:
+        """The method instance of this cell."""
+        return make_method(self.method, {k: v for k, v in self.params if k not in DATASET_AXES})
+
+
+def check_grid(grid: Mapping[str, Sequence[Any]], dataset: Dataset) -> dict[str, list[Any]]:
+    """Validate every grid value against its parameter's range and the data set."""
+    checked: dict[str, list[Any]] = {}
+    for axis, values in grid.items():
+        if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+            values = [values]
+        if len(values) == 0:
+            raise ParameterError(f"grid.{axis} is empty")
+        if axis == "epsilon":
+            checked[axis] = [check_epsilon(v, "grid.epsilon") for v in values]
+        elif axis == "k":
+            checked[axis] = [check_int(v, "grid.k", 1, dataset.n) for v in values]
+        elif axis == "m":
+            checked[axis] = [check_int(v, "grid.m", 1, len(dataset.attributes)) for v in values]
+        else:
+            checked[axis] = list(values)
+    return checked
+
+
+def expand_grid(
+    methods: Sequence[str], grid: Mapping[str, Sequence[Any]], dataset: Dataset
+) -> list[Cell]:
+    """Cells of every method over the product of the grid axes it depends on.
+
+    A method ignores the axes it does not declare (plain Laplace ignores ``k``), so it
+    gets one cell per combination of its own axes and of the data set axes only.
+    """
+    grid = check_grid(grid, dataset)
+    cells: list[Cell] = []
+    for name in methods:
+        cls = method_class(name)
+        missing = [axis for axis in cls.axes if axis not in grid]
+        if missing:
+            raise ParameterError(f"method {cls.name!r} needs grid axis grid.{missing[0]}")
+        axes = [a for a in DATASET_AXES if a in grid] + list(cls.axes)
+        for combo in itertools.product(*(grid[a] for a in axes)):
+            params = tuple(zip(axes, combo, strict=True))
+            key = {"dataset": dataset.name, "method": cls.name, **dict(params)}
+            cell = Cell(method=cls.name, params=params, dataset=dataset.name, id=cell_id(key))
+            cell.build()  # validates the parameter values before any work
+            cells.append(cell)
+    return cells

@@ -1,0 +1,22 @@
+"""Seeds are derived, never global: one stream per (cell, repetition)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+
+def cell_id(key: Mapping[str, Any]) -> int:
+    """Stable 63-bit id of a cell from its canonical JSON (same in every process)."""
+    text = json.dumps(dict(key), sort_keys=True, separators=(",", ":"), default=str)
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+def rng_for(master_seed: int, cell: int, rep: int) -> np.random.Generator:
+    """The generator of repetition ``rep`` of cell ``cell``:
+    ``default_rng(SeedSequence([master_seed, cell, rep]))``."""
+    return np.random.default_rng(np.random.SeedSequence([int(master_seed), int(cell), int(rep)]))

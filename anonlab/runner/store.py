@@ -1,0 +1,79 @@
+"""Atomic writes of results and provenance: temporary file, then rename."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+PACKAGES = ("anonlab", "numpy", "pandas", "scipy", "matplotlib", "hydra-core", "omegaconf",
+            "joblib", "scikit-learn", "pyarrow", "tqdm")
+
+
+@contextmanager
+def atomic_path(target: Path) -> Iterator[Path]:
+    """Yield a temporary path beside ``target``; rename it onto ``target`` on success."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def write_atomic(target: Path, write: Callable[[Path], None]) -> Path:
+    """Call ``write(tmp)`` and move ``tmp`` onto ``target``."""
+    with atomic_path(target) as tmp:
+        write(tmp)
+    return target
+
+
+def write_table(frame: pd.DataFrame, target: Path) -> Path:
+    """Write the tidy table as Parquet, atomically."""
+    return write_atomic(target, lambda tmp: frame.to_parquet(tmp, index=False))
+
+
+def write_json(data: dict[str, Any], target: Path) -> Path:
+    """Write JSON (sorted keys, indented), atomically."""
+    text = json.dumps(data, indent=2, sort_keys=True, default=str) + "\n"
+    return write_atomic(target, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def package_versions() -> dict[str, str | None]:
+    """Installed versions of the packages results depend on."""
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def git_commit(directory: Path | None = None) -> dict[str, Any]:
+    """Commit and dirty flag of the checkout holding the code, or ``None`` outside git."""
+    where = directory or Path(__file__).resolve().parents[2]
+
+    def git(*args: str) -> str | None:
+        try:
+            out = subprocess.run(["git", *args], cwd=where, capture_output=True, text=True,
+                                 timeout=10, check=True)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return out.stdout.strip()
+
+    commit = git("rev-parse", "HEAD")
+    status = git("status", "--porcelain", "--untracked-files=no") if commit else None
+    return {"commit": commit, "dirty": bool(status) if status is not None else None}

@@ -1,0 +1,48 @@
+"""Parameter checks at the edge: a clear error naming the parameter and its value.
+
+In the style of scikit-learn's parameter constraints: a :class:`TypeError` for a wrong type,
+a :class:`ParameterError` (a :class:`ValueError`) for an out-of-range value. Both are raised
+when an experiment is built, before any work starts.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable
+
+
+class ParameterError(ValueError):
+    """A parameter value is out of range, unknown or inconsistent with the data."""
+
+
+def check_epsilon(epsilon: object, name: str = "epsilon") -> float:
+    """Return ``epsilon`` as a float after checking it is a finite number > 0."""
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {epsilon!r}")
+    value = float(epsilon)
+    if not math.isfinite(value) or value <= 0:
+        raise ParameterError(f"{name} must be > 0 and finite, got {epsilon!r}")
+    return value
+
+
+def check_int(value: object, name: str, low: int, high: int | None = None) -> int:
+    """Return ``value`` as an int after checking ``low <= value <= high``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise TypeError(f"{name} must be an integer, got {value!r}")
+    value = int(value)
+    if value < low or (high is not None and value > high):
+        bound = f"in {low}..{high}" if high is not None else f">= {low}"
+        raise ParameterError(f"{name} must be {bound}, got {value}")
+    return value
+
+
+def check_choice(value: object, name: str, choices: Iterable[str]) -> str:
+    """Return ``value`` after checking it is one of ``choices``."""
+    options = sorted(choices)
+    if not isinstance(value, str) or value not in options:
+        raise ParameterError(f"unknown {name} {value!r}; choose one of {options}")
+    return value
