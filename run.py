@@ -11,9 +11,9 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from anonlab.config import register_resolvers
-from data_fetch import ChecksumError
 from anonlab.runner import build_experiment, plot_experiment, run_experiment
 from anonlab.validation import ParameterError
+from data_fetch import ChecksumError
 
 register_resolvers()
 

@@ -13,7 +13,9 @@ from anonlab.methods.individual_ranking import IndividualRankingLaplace, Individ
 from anonlab.methods.laplace import Laplace
 from anonlab.validation import check_choice
 
-__all__ = ["ALIASES", "METHODS", "Method", "Release", "make_method", "method_class", "release_frame"]
+__all__ = [
+    "ALIASES", "METHODS", "Method", "Release", "make_method", "method_class", "release_frame",
+]
 
 METHODS: dict[str, type[Method]] = {
     cls.name: cls for cls in (Laplace, IndividualRankingMethod, IndividualRankingLaplace)

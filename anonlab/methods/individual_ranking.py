@@ -31,8 +31,10 @@ class IndividualRankingMethod(Method):
         object.__setattr__(self, "k", check_int(self.k, "k", 1))
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
-        ranking = individual_ranking(dataset.numeric_matrix(), check_int(self.k, "k", 1, dataset.n))
-        return Release(release_frame(dataset, ranking.release(), noisy=False), labels=ranking.labels)
+        k = check_int(self.k, "k", 1, dataset.n)
+        ranking = individual_ranking(dataset.numeric_matrix(), k)
+        released = release_frame(dataset, ranking.release(), noisy=False)
+        return Release(released, labels=ranking.labels)
 
 
 @dataclass(frozen=True)
@@ -51,11 +53,12 @@ class IndividualRankingLaplace(Method):
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         attrs = dataset.protected_attributes
-        ranking = individual_ranking(dataset.numeric_matrix(), check_int(self.k, "k", 1, dataset.n))
+        k = check_int(self.k, "k", 1, dataset.n)
+        ranking = individual_ranking(dataset.numeric_matrix(), k)
         widths = np.array([a.width for a in attrs])
         # DP-IR Alg. 1 step 2 with §3.3 item 2: sensitivity Δ(A_i)/k (Lemma 1), budget ε/m
         mechanism = LaplaceMechanism(
-            individual_ranking_sensitivity(widths, self.k), attribute_budget(self.epsilon, len(attrs))
+            individual_ranking_sensitivity(widths, k), attribute_budget(self.epsilon, len(attrs))
         )
         # DP-IR Alg. 1 note: the same draw for all repeated centroid values of a cluster
         noisy_centroids = mechanism.randomise(ranking.centroids, rng)

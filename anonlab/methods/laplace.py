@@ -28,6 +28,8 @@ class Laplace(Method):
         attrs = dataset.protected_attributes
         widths = np.array([a.width for a in attrs])
         # DP-IR §3.3 item 1: budget ε/m per attribute, sensitivity Δ(A_i) → scale m·Δ(A_i)/ε
-        mechanism = LaplaceMechanism(record_sensitivity(widths), attribute_budget(self.epsilon, len(attrs)))
+        mechanism = LaplaceMechanism(
+            record_sensitivity(widths), attribute_budget(self.epsilon, len(attrs))
+        )
         noisy = mechanism.randomise(dataset.numeric_matrix(), rng)
         return Release(release_frame(dataset, noisy, noisy=True), scale=mechanism.scale)

@@ -18,8 +18,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from anonlab.io import write_atomic  # noqa: E402
 from anonlab.methods import method_class  # noqa: E402
-from anonlab.runner.store import write_atomic  # noqa: E402
 from anonlab.validation import ParameterError  # noqa: E402
 
 # Papers' conventions: the proposal in black, baselines in gray; one dash pattern per ε.

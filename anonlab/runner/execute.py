@@ -40,7 +40,8 @@ def run_job(
     rows = [{**base, "metric": name, "attribute": None,
              "value": get_metric(name)(view.frame, release.frame, view)} for name in metrics]
     for name in metrics_by_attribute:
-        for attribute, value in get_metric(name).by_attribute(view.frame, release.frame, view).items():
+        values = get_metric(name).by_attribute(view.frame, release.frame, view)
+        for attribute, value in values.items():
             rows.append({**base, "metric": name, "attribute": attribute, "value": value})
     return rows
 

@@ -60,7 +60,9 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     seed = check_int(config.get("seed", 0), "seed", 0)
     n_jobs = check_int(config.get("n_jobs", -1), "n_jobs", -(2**31))
     if n_jobs == 0:
-        raise ParameterError("n_jobs must be a positive number of workers or negative (all cores), got 0")
+        raise ParameterError(
+            "n_jobs must be a positive number of workers or negative (all cores), got 0"
+        )
     metrics = _names(config.get("metrics"), "metrics")
     by_attribute = _names(config.get("metrics_by_attribute"), "metrics_by_attribute")
     for metric in metrics + by_attribute:

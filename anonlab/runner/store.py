@@ -1,43 +1,20 @@
-"""Atomic writes of results and provenance: temporary file, then rename."""
+"""The result store: tidy table and provenance, written atomically."""
 
 from __future__ import annotations
 
 import json
-import os
 import platform
 import subprocess
-import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from anonlab.io import write_atomic
+
 PACKAGES = ("anonlab", "numpy", "pandas", "scipy", "matplotlib", "hydra-core", "omegaconf",
             "joblib", "scikit-learn", "pyarrow", "tqdm")
-
-
-@contextmanager
-def atomic_path(target: Path) -> Iterator[Path]:
-    """Yield a temporary path beside ``target``; rename it onto ``target`` on success."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def write_atomic(target: Path, write: Callable[[Path], None]) -> Path:
-    """Call ``write(tmp)`` and move ``tmp`` onto ``target``."""
-    with atomic_path(target) as tmp:
-        write(tmp)
-    return target
 
 
 def write_table(frame: pd.DataFrame, target: Path) -> Path:

@@ -1,0 +1,30 @@
+"""Atomic file writes: write to a temporary file beside the target, then rename."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def atomic_path(target: Path) -> Iterator[Path]:
+    """Yield a temporary path beside ``target``; rename it onto ``target`` on success."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def write_atomic(target: Path, write: Callable[[Path], None]) -> Path:
+    """Call ``write(tmp)`` and move ``tmp`` onto ``target``."""
+    with atomic_path(target) as tmp:
+        write(tmp)
+    return target

@@ -1,0 +1,1 @@
+"""Paper-facing layer: the papers' published statements next to the code that checks them."""

@@ -1,0 +1,74 @@
+"""Loaders and dataset validation (DP-IR §4.1, DP-UNI §5)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anonlab.datasets import build_dataset, load_dataset
+from anonlab.validation import ParameterError
+
+
+def test_census_shape_and_domains(compose_config):
+    data = load_dataset(compose_config("dataset=census")["dataset"])
+    assert data.frame.shape == (1080, 13)
+    assert data.attributes[0].name == "AFNLWGT"
+    for attr in data.attributes:
+        assert attr.domain == (0.0, 1.5 * data.frame[attr.name].max())
+        assert not attr.discrete and attr.integer
+
+
+def test_adult_numeric_has_30162_complete_records(compose_config):
+    data = load_dataset(compose_config("dataset=adult_numeric")["dataset"])
+    assert data.n == 30_162
+    assert [a.name for a in data.attributes] == ["age", "hours-per-week"]
+    assert data.attribute("age").domain == (0.0, 1.5 * 90)
+    assert all(a.discrete and a.integer for a in data.attributes)
+
+
+def test_alpha_is_overridable(compose_config):
+    data = load_dataset(compose_config("dataset=census", "dataset.alpha=3.0")["dataset"])
+    assert data.attribute("AGI").domain[1] == 3.0 * data.frame["AGI"].max()
+
+
+def test_protect_first_m():
+    data = build_dataset("t", pd.DataFrame({"a": [1, 2], "b": [3, 4], "c": [5, 6]}),
+                         ["a", "b", "c"])
+    assert data.protect_first(2).protected == ("a", "b")
+    with pytest.raises(ParameterError, match="m must be in 1..3, got 4"):
+        data.protect_first(4)
+
+
+def test_csv_loads_user_columns(compose_config, user_csv):
+    cfg = compose_config("dataset=csv", f"dataset.path={user_csv}", "dataset.numeric=[income,age]")
+    data = load_dataset(cfg["dataset"])
+    assert data.n == 60 and data.protected == ("income", "age")
+    assert data.attribute("age").integer and not data.attribute("income").integer
+
+
+@pytest.mark.parametrize(
+    ("frame", "kwargs", "message"),
+    [
+        (pd.DataFrame({"x": ["1", "two"]}), {}, "column 'x' is declared numeric but holds 'two'"),
+        (pd.DataFrame({"x": [1.0, np.nan]}), {}, "'x' has 1 missing value"),
+        (pd.DataFrame({"x": [1.0, 2.0]}), {"domains": {"x": [0, 1.5]}}, "does not contain"),
+        (pd.DataFrame({"x": [-1.0, 2.0]}), {}, r"domain \[0, alpha\*max\].*does not contain"),
+        (pd.DataFrame({"x": [1.0, 2.0]}), {"alpha": 0.5}, "does not contain the data"),
+        (pd.DataFrame({"x": [1.0]}), {"roles": {"x": "secret"}}, "dataset.roles.x must be one of"),
+        (pd.DataFrame({"y": [1.0]}), {}, "column 'x' is not in the data"),
+    ],
+)
+def test_bad_data_is_refused_with_its_name(frame, kwargs, message):
+    with pytest.raises(ParameterError, match=message):
+        build_dataset("t", frame, ["x"], **kwargs)
+
+
+def test_unknown_loader_is_named():
+    with pytest.raises(ParameterError, match="unknown dataset.loader 'nope'"):
+        load_dataset({"loader": "nope"})
+
+
+def test_missing_csv_is_named(tmp_path):
+    with pytest.raises(ParameterError, match="no such file"):
+        load_dataset({"loader": "csv", "path": str(tmp_path / "x.csv"), "numeric": ["a"]})
