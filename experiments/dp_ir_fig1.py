@@ -21,10 +21,10 @@ PAPER_JSD_CROSSOVER = {1: "k > 10", 8: "k > 45", 13: "k > 45"}
 
 def main(path: str = "results/census_ir/results.parquet") -> None:
     table = pd.read_parquet(path)
-    for metric in ("re", "jsd"):
+    for metric in ("re", "jsd", "jsd_data_range"):
         found = crossings(table, metric, "ir_laplace", "laplace")
         found["paper"] = [
-            PAPER_JSD_CROSSOVER.get(int(m), "") if metric == "jsd" and eps == 10 else "never"
+            PAPER_JSD_CROSSOVER.get(int(m), "") if metric != "re" and eps == 10 else "never"
             for eps, m in zip(found["epsilon"], found["m"], strict=True)
         ]
         print(f"\n{metric.upper()}: IR + Laplace above plain Laplace")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from anonlab.metrics.base import AttributeMetric
-from anonlab.metrics.jsd import JSD
+from anonlab.metrics.jsd import JSD, JSD_DATA_RANGE
 from anonlab.metrics.relative_error import RE
 from anonlab.metrics.sse import SSE
 from anonlab.metrics.variance import VARIANCE_CHANGE
@@ -11,7 +11,9 @@ from anonlab.validation import check_choice
 
 __all__ = ["METRICS", "AttributeMetric", "get_metric"]
 
-METRICS: dict[str, AttributeMetric] = {m.name: m for m in (RE, JSD, VARIANCE_CHANGE, SSE)}
+METRICS: dict[str, AttributeMetric] = {
+    m.name: m for m in (RE, JSD, JSD_DATA_RANGE, VARIANCE_CHANGE, SSE)
+}
 
 
 def get_metric(name: str) -> AttributeMetric:

@@ -40,17 +40,32 @@ def value_counts_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndar
     return ca, cb
 
 
-def jsd(original: np.ndarray, released: np.ndarray,
-        attributes: Sequence[Attribute]) -> np.ndarray:
+def data_range(
+    original: np.ndarray, attributes: Sequence[Attribute]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Lower bounds and widths of the original values' [min, max] (domain width if constant)."""
+    low = original.min(axis=0)
+    width = original.max(axis=0) - low
+    _, domain_width = domain_arrays(attributes)
+    return low, np.where(width > 0, width, domain_width)
+
+
+def jsd(original: np.ndarray, released: np.ndarray, attributes: Sequence[Attribute],
+        over: str = "domain") -> np.ndarray:
     """JSD per attribute between the original and released histograms (DP-IR §4.2).
 
-    Continuous attributes use 100 equal bins over the domain; discrete ones (``discrete``)
-    one bin per distinct value.
+    Continuous attributes use 100 equal bins over the domain (``over="domain"``, as DP-IR
+    §4.2 states) or over the original values' [min, max] (``over="data"``; released values
+    outside it count in the edge bins); discrete ones (``discrete``) one bin per value.
     """
     out = np.empty(len(attributes))
     discrete = np.array([a.discrete for a in attributes], dtype=bool)
     if (~discrete).any():
-        low, width = domain_arrays([a for a in attributes if not a.discrete])
+        continuous = [a for a in attributes if not a.discrete]
+        if over == "domain":
+            low, width = domain_arrays(continuous)
+        else:
+            low, width = data_range(original[:, ~discrete], continuous)
         p = equal_bin_counts(original[:, ~discrete], low, width)
         q = equal_bin_counts(released[:, ~discrete], low, width)
         out[~discrete] = js_divergence(p.astype(float), q.astype(float))
@@ -60,4 +75,13 @@ def jsd(original: np.ndarray, released: np.ndarray,
     return out
 
 
-JSD = AttributeMetric("jsd", jsd, "Jensen-Shannon divergence of histograms (bits)")
+def jsd_data_range(original: np.ndarray, released: np.ndarray,
+                   attributes: Sequence[Attribute]) -> np.ndarray:
+    """:func:`jsd` with the 100 bins over the original data's [min, max]."""
+    return jsd(original, released, attributes, over="data")
+
+
+JSD = AttributeMetric("jsd", jsd, "Jensen-Shannon divergence, 100 bins over the domain (bits)")
+JSD_DATA_RANGE = AttributeMetric(
+    "jsd_data_range", jsd_data_range, "Jensen-Shannon divergence, 100 bins over [min, max]"
+)
