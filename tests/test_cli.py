@@ -25,12 +25,12 @@ def test_census_ir_writes_table_provenance_and_figures(tmp_path):
     assert out.returncode == 0, out.stderr
     folder = tmp_path / "census_ir"
     table = pd.read_parquet(folder / "results.parquet")
-    assert set(table["metric"]) == {"re", "jsd"}
+    assert set(table["metric"]) == {"re", "jsd", "jsd_data_range"}
     assert set(table["experiment"]) == {"census_ir"} and set(table["dataset"]) == {"census"}
     run = json.loads((folder / "run.json").read_text())
     assert run["config"]["grid"]["k"] == [2, 10] and run["config"]["reps"] == 2
     assert run["versions"]["numpy"] and "commit" in run["git"] and run["wall_time_s"] > 0
-    for name in ("figure1_re", "figure1_jsd"):
+    for name in ("figure1_re", "figure1_jsd", "figure1_jsd_data_range"):
         for fmt in ("png", "pdf"):
             assert (folder / "figures" / f"{name}.{fmt}").stat().st_size > 1000
     # figures are drawn from the stored table alone: redraw without re-running

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -85,7 +86,9 @@ class Dataset:
         m = check_int(m, "m", 1, len(self.attributes))
         return replace(self, protected=tuple(a.name for a in self.attributes[:m]))
 
-    def numeric_matrix(self, names: tuple[str, ...] | None = None) -> np.ndarray:
-        """Float matrix (n × len(names)) of the named (default: protected) columns."""
-        cols = list(self.protected if names is None else names)
-        return self.frame[cols].to_numpy(dtype=float)
+    @cached_property
+    def protected_values(self) -> np.ndarray:
+        """Read-only float matrix (n × m) of the protected columns, computed once."""
+        values = self.frame[list(self.protected)].to_numpy(dtype=float, copy=True)
+        values.setflags(write=False)
+        return values

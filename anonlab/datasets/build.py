@@ -54,6 +54,8 @@ def numeric_domain(
             raise ParameterError(f"dataset.alpha must be > 0, got {alpha}")
         low, high = 0.0, float(alpha * values.max())  # DP-IR §4.1, iDP §4.1
         source = f"domain [0, alpha*max] = [0, {high:g}] of {name!r} (dataset.alpha={alpha})"
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise ParameterError(f"{source}: bounds must be finite")
     if not high > low:
         raise ParameterError(f"{source}: high must exceed low")
     if values.min() < low or values.max() > high:

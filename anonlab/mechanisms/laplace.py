@@ -22,8 +22,9 @@ class LaplaceMechanism:
 
     def __post_init__(self) -> None:
         check_epsilon(self.epsilon)
-        if np.any(np.asarray(self.sensitivity) < 0):
-            raise ParameterError(f"sensitivity must be >= 0, got {self.sensitivity!r}")
+        sensitivity = np.asarray(self.sensitivity, dtype=float)
+        if not np.all(np.isfinite(sensitivity)) or np.any(sensitivity < 0):
+            raise ParameterError(f"sensitivity must be finite and >= 0, got {self.sensitivity!r}")
 
     @property
     def scale(self) -> float | np.ndarray:

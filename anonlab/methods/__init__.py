@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from anonlab.methods.base import Method, Release, release_frame
+from anonlab.methods.base import Method, Release, postprocess
 from anonlab.methods.individual_ranking import IndividualRankingLaplace, IndividualRankingMethod
 from anonlab.methods.laplace import Laplace
 from anonlab.validation import check_choice
 
 __all__ = [
-    "ALIASES", "METHODS", "Method", "Release", "make_method", "method_class", "release_frame",
+    "ALIASES", "METHODS", "Method", "Release", "make_method", "method_class", "postprocess",
 ]
 
 METHODS: dict[str, type[Method]] = {

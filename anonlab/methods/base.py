@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
@@ -18,16 +19,27 @@ class Release:
 
     Attributes
     ----------
-    frame : released records, same shape and columns as the original frame; attributes
-        that are not protected are copied unchanged.
+    dataset : the data set view that was protected.
+    values : ``(n, m)`` released values of ``dataset.protected``, post-processed.
     labels : ``(n, m)`` cluster label of each record per protected attribute, or ``None``
         for methods that do not cluster.
     scale : Laplace scale used per protected attribute, or ``None`` without noise.
     """
 
-    frame: pd.DataFrame
+    dataset: Dataset
+    values: np.ndarray
     labels: np.ndarray | None = None
     scale: np.ndarray | None = None
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """Released records: the original frame with the protected columns replaced;
+        attributes that are not protected are copied unchanged."""
+        original = self.dataset.frame
+        columns = {name: original[name].to_numpy() for name in original.columns}
+        for j, name in enumerate(self.dataset.protected):
+            columns[name] = self.values[:, j]
+        return pd.DataFrame(columns, index=original.index)
 
 
 @dataclass(frozen=True)
@@ -49,22 +61,22 @@ class Method(ABC):
         """Protect ``dataset.protected`` and return the :class:`Release`."""
 
 
-def release_frame(dataset: Dataset, protected: np.ndarray, noisy: bool) -> pd.DataFrame:
-    """Assemble the released frame from the protected ``(n, m)`` matrix.
+def postprocess(dataset: Dataset, values: np.ndarray, noisy: bool) -> np.ndarray:
+    """Clip the ``(n, m)`` protected values to each attribute's domain.
 
-    Noisy values are clipped to each attribute's domain (DP-IR §4.1: "we bound
-    noise-added outputs to the domain ranges") and, for attributes holding whole numbers
-    in the source, rounded (DP-IR §4.3 discretises Adult). Both are post-processing and
-    cost no privacy. Noise-free releases (centroids) are kept as computed.
+    Noisy values of attributes holding whole numbers in the source are rounded and clipped
+    to the integers of the domain, [⌈low⌉, ⌊high⌋], so they stay whole numbers (DP-IR §4.3
+    discretises Adult); DP-IR §4.1: "we bound noise-added outputs to the domain ranges".
+    Noise-free values (centroids) are only clipped, which removes float rounding at the
+    domain bounds. Both steps are post-processing and cost no privacy.
     """
     attrs = dataset.protected_attributes
-    values = np.array(protected, dtype=float, copy=True)
+    low = np.array([a.domain[0] for a in attrs], dtype=float)
+    high = np.array([a.domain[1] for a in attrs], dtype=float)
+    out = np.array(values, dtype=float, copy=True)
     if noisy:
-        low = np.array([a.domain[0] for a in attrs])
-        high = np.array([a.domain[1] for a in attrs])
-        integer = np.array([a.integer for a in attrs])
-        values[:, integer] = np.round(values[:, integer])
-        np.clip(values, low, high, out=values)
-    frame = dataset.frame.copy()
-    frame[list(dataset.protected)] = values
-    return frame
+        integer = np.array([a.integer for a in attrs], dtype=bool)
+        out[:, integer] = np.round(out[:, integer])
+        low[integer] = np.ceil(low[integer])
+        high[integer] = np.floor(high[integer])
+    return np.clip(out, low, high, out=out)

@@ -13,7 +13,7 @@ from anonlab.mechanisms import (
     attribute_budget,
     individual_ranking_sensitivity,
 )
-from anonlab.methods.base import Method, Release, release_frame
+from anonlab.methods.base import Method, Release, postprocess
 from anonlab.microaggregation import individual_ranking
 from anonlab.validation import check_epsilon, check_int
 
@@ -32,9 +32,9 @@ class IndividualRankingMethod(Method):
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         k = check_int(self.k, "k", 1, dataset.n)
-        ranking = individual_ranking(dataset.numeric_matrix(), k)
-        released = release_frame(dataset, ranking.release(), noisy=False)
-        return Release(released, labels=ranking.labels)
+        ranking = individual_ranking(dataset.protected_values, k)
+        released = postprocess(dataset, ranking.release(), noisy=False)
+        return Release(dataset, released, labels=ranking.labels)
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ class IndividualRankingLaplace(Method):
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         attrs = dataset.protected_attributes
         k = check_int(self.k, "k", 1, dataset.n)
-        ranking = individual_ranking(dataset.numeric_matrix(), k)
+        ranking = individual_ranking(dataset.protected_values, k)
         widths = np.array([a.width for a in attrs])
         # DP-IR Alg. 1 step 2 with §3.3 item 2: sensitivity Δ(A_i)/k (Lemma 1), budget ε/m
         mechanism = LaplaceMechanism(
@@ -64,5 +64,6 @@ class IndividualRankingLaplace(Method):
         noisy_centroids = mechanism.randomise(ranking.centroids, rng)
         noisy = np.take_along_axis(noisy_centroids, ranking.labels, axis=0)
         return Release(
-            release_frame(dataset, noisy, noisy=True), labels=ranking.labels, scale=mechanism.scale
+            dataset, postprocess(dataset, noisy, noisy=True), labels=ranking.labels,
+            scale=mechanism.scale,
         )

@@ -9,7 +9,7 @@ import numpy as np
 
 from anonlab.datasets import Dataset
 from anonlab.mechanisms import LaplaceMechanism, attribute_budget, record_sensitivity
-from anonlab.methods.base import Method, Release, release_frame
+from anonlab.methods.base import Method, Release, postprocess
 from anonlab.validation import check_epsilon
 
 
@@ -31,5 +31,5 @@ class Laplace(Method):
         mechanism = LaplaceMechanism(
             record_sensitivity(widths), attribute_budget(self.epsilon, len(attrs))
         )
-        noisy = mechanism.randomise(dataset.numeric_matrix(), rng)
-        return Release(release_frame(dataset, noisy, noisy=True), scale=mechanism.scale)
+        noisy = mechanism.randomise(dataset.protected_values, rng)
+        return Release(dataset, postprocess(dataset, noisy, noisy=True), scale=mechanism.scale)

@@ -27,24 +27,27 @@ class AttributeMetric:
     per_attribute: PerAttribute
     description: str = ""
 
-    def _matrices(
-        self, original: pd.DataFrame, released: pd.DataFrame, dataset: Dataset
-    ) -> tuple[np.ndarray, np.ndarray]:
-        cols = list(dataset.protected)
-        return original[cols].to_numpy(dtype=float), released[cols].to_numpy(dtype=float)
+    def evaluate(self, original: np.ndarray, released: np.ndarray,
+                 attributes: Sequence[Attribute]) -> float:
+        """The metric of ``(n, m)`` original and released matrices of ``attributes``."""
+        return float(np.mean(self.per_attribute(original, released, attributes)))
 
     def by_attribute(
         self, original: pd.DataFrame, released: pd.DataFrame, dataset: Dataset
     ) -> dict[str, float]:
         """The metric of each protected attribute."""
-        values = self.per_attribute(*self._matrices(original, released, dataset),
+        values = self.per_attribute(*_matrices(original, released, dataset),
                                     dataset.protected_attributes)
         return {name: float(v) for name, v in zip(dataset.protected, values, strict=True)}
 
     def __call__(self, original: pd.DataFrame, released: pd.DataFrame, dataset: Dataset) -> float:
-        values = self.per_attribute(*self._matrices(original, released, dataset),
-                                    dataset.protected_attributes)
-        return float(np.mean(values))
+        return self.evaluate(*_matrices(original, released, dataset), dataset.protected_attributes)
+
+
+def _matrices(original: pd.DataFrame, released: pd.DataFrame,
+              dataset: Dataset) -> tuple[np.ndarray, np.ndarray]:
+    cols = list(dataset.protected)
+    return original[cols].to_numpy(dtype=float), released[cols].to_numpy(dtype=float)
 
 
 def domain_arrays(attributes: Sequence[Attribute]) -> tuple[np.ndarray, np.ndarray]:

@@ -37,12 +37,14 @@ def run_job(
     release = cell.build().protect(view, rng_for(master_seed, cell.id, rep))
     base = {"_cell": index, "method": cell.method, **cell.param_dict, "rep": rep,
             "seed": master_seed, "cell_id": cell.id}
+    original, attributes = view.protected_values, view.protected_attributes
     rows = [{**base, "metric": name, "attribute": None,
-             "value": get_metric(name)(view.frame, release.frame, view)} for name in metrics]
+             "value": get_metric(name).evaluate(original, release.values, attributes)}
+            for name in metrics]
     for name in metrics_by_attribute:
-        values = get_metric(name).by_attribute(view.frame, release.frame, view)
-        for attribute, value in values.items():
-            rows.append({**base, "metric": name, "attribute": attribute, "value": value})
+        values = get_metric(name).per_attribute(original, release.values, attributes)
+        for attribute, value in zip(view.protected, values, strict=True):
+            rows.append({**base, "metric": name, "attribute": attribute, "value": float(value)})
     return rows
 
 
