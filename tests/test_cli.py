@@ -15,14 +15,18 @@ ROOT = Path(__file__).resolve().parents[1]
 TINY = ["grid.k=[2,10]", "grid.epsilon=[1.0]", "reps=2"]
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess:
+def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(ROOT / "run.py"), *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=300)
+                          text=True, cwd=cwd, timeout=300)
 
 
 def test_census_ir_writes_table_provenance_and_figures(tmp_path):
-    out = run_cli("+experiment=census_ir", *TINY, "n_jobs=2", f"results_dir={tmp_path}")
+    workdir = tmp_path / "workdir"
+    workdir.mkdir()
+    out = run_cli("+experiment=census_ir", *TINY, "n_jobs=2", f"results_dir={tmp_path}",
+                  cwd=workdir)
     assert out.returncode == 0, out.stderr
+    assert list(workdir.iterdir()) == []  # no Hydra log or output folder besides results
     folder = tmp_path / "census_ir"
     table = pd.read_parquet(folder / "results.parquet")
     assert set(table["metric"]) == {"re", "jsd", "jsd_data_range"}
