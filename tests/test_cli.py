@@ -80,3 +80,14 @@ def test_results_file_is_byte_identical_for_any_n_jobs(tmp_path, compose_config)
         run_experiment(experiment, cfg, progress=False)
         files.append(experiment.results_path.read_bytes())
     assert files[0] == files[1]
+
+
+def test_multirun_runs_each_experiment(tmp_path):
+    workdir = tmp_path / "workdir"
+    workdir.mkdir()
+    out = run_cli("-m", "+experiment=census_ir,adult_uni_sse", "grid.k=[2,5]", "reps=1",
+                  "n_jobs=1", f"results_dir={tmp_path / 'results'}", cwd=workdir)
+    assert out.returncode == 0, out.stderr
+    for name in ("census_ir", "adult_uni_sse"):
+        table = pd.read_parquet(tmp_path / "results" / name / "results.parquet")
+        assert set(table["k"].dropna()) == {2, 5}

@@ -77,8 +77,8 @@ def plot_curves(table: pd.DataFrame, spec: FigureSpec) -> Figure:
                      if spec.series and spec.series in means else [None])
     dashes = {v: SERIES_DASHES[i % len(SERIES_DASHES)] for i, v in enumerate(series_values)}
     methods = list(spec.methods or means["method"].unique())
-    fig, axes = plt.subplots(1, len(facets), figsize=(4.2 * len(facets), 3.6), squeeze=False,
-                             sharey=False)
+    fig, axes = plt.subplots(1, len(facets), figsize=(4.2 * len(facets) + 1.6, 3.6),
+                             squeeze=False, sharey=False)
     for ax, facet in zip(axes[0], facets, strict=True):
         panel = means if facet is None else means[means[spec.facet] == facet]
         x_values = panel[spec.x].dropna() if spec.x in panel else pd.Series(dtype=float)
@@ -109,7 +109,7 @@ def plot_curves(table: pd.DataFrame, spec: FigureSpec) -> Figure:
         if facet is not None:
             ax.set_title(_label(spec.facet, facet))
         ax.grid(True, which="major", alpha=0.3)
-    axes[0][-1].legend(fontsize=7, loc="best")
+    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     if spec.title:
         fig.suptitle(spec.title)
     fig.tight_layout()
