@@ -11,6 +11,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 from tqdm.auto import tqdm
 
 from anonlab.datasets import Dataset
+from anonlab.methods import method_class
 from anonlab.metrics import get_metric
 from anonlab.runner.grid import DATASET_AXES, Cell
 from anonlab.runner.seeds import rng_for
@@ -25,15 +26,15 @@ def dataset_view(dataset: Dataset, cell: Cell) -> Dataset:
 
 
 def run_job(
-    dataset: Dataset,
+    view: Dataset,
     job: Job,
     master_seed: int,
     metrics: Sequence[str],
     metrics_by_attribute: Sequence[str],
 ) -> list[dict[str, Any]]:
-    """Protect one (cell, repetition) and evaluate every metric on it."""
+    """Protect one (cell, repetition) of the cell's data set ``view`` and evaluate every
+    metric on it."""
     index, cell, rep = job
-    view = dataset_view(dataset, cell)
     release = cell.build().protect(view, rng_for(master_seed, cell.id, rep))
     base = {"_cell": index, "method": cell.method, **cell.param_dict, "rep": rep,
             "seed": master_seed, "cell_id": cell.id}
@@ -53,8 +54,14 @@ def run_batch(dataset: Dataset, jobs: Sequence[Job], master_seed: int, metrics: 
     """Run a batch of jobs in one worker (the data set is shipped once per batch);
     returns the number of jobs run and their rows."""
     rows: list[dict[str, Any]] = []
+    views: dict[tuple[Any, ...], Dataset] = {}  # one view (and matrix) per data set axis value
     for job in jobs:
-        rows.extend(run_job(dataset, job, master_seed, metrics, metrics_by_attribute))
+        cell = job[1]
+        key = tuple(v for a, v in cell.params if a in DATASET_AXES)
+        if key not in views:
+            views[key] = dataset_view(dataset, cell)
+        view = views[key]
+        rows.extend(run_job(view, job, master_seed, metrics, metrics_by_attribute))
     return len(jobs), rows
 
 
@@ -62,7 +69,7 @@ def plan_jobs(cells: Sequence[Cell], reps: int) -> list[Job]:
     """Every (cell, repetition); deterministic methods run once (rep 0)."""
     jobs: list[Job] = []
     for index, cell in enumerate(cells):
-        n_reps = reps if type(cell.build()).randomized else 1
+        n_reps = reps if method_class(cell.method).randomized else 1
         jobs.extend((index, cell, rep) for rep in range(n_reps))
     return jobs
 
