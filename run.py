@@ -1,6 +1,7 @@
 """Hydra entry point: ``python run.py +experiment=census_ir [overrides]``.
 
-``plot_only=true`` redraws the figures from a stored results table without re-running.
+``plot_only=true`` redraws the figures and tables from a stored results table without
+re-running.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from anonlab.config import register_resolvers
-from anonlab.runner import build_experiment, plot_experiment, run_experiment
+from anonlab.runner import build_experiment, render_experiment, run_experiment
 from anonlab.validation import ParameterError
 from data_fetch import ChecksumError
 
@@ -29,7 +30,7 @@ def main(cfg: DictConfig) -> None:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
     if config.get("plot_only"):
-        paths = plot_experiment(experiment)
+        paths = render_experiment(experiment)
     else:
         run_experiment(experiment, config)
         paths = [experiment.results_path, experiment.out_dir / "run.json"]

@@ -3,8 +3,9 @@
 Usage: ``python benchmarks/bench_grids.py [--n-jobs 2] [--only census_ir adult_uni_sse]``
 
 Prints wall time per experiment against its budget (DP-IR Fig. 1 under 120 s, DP-UNI
-Fig. 1 under 180 s on 2 cores) and the speed-up of the vectorised individual ranking over
-a per-cluster Python loop. Nothing is written to ``results/``.
+Fig. 1 under 180 s on 2 cores; DP-IR Fig. 3 and Table 1 against our own targets) and the
+speed-up of the vectorised individual ranking over a per-cluster Python loop. Nothing is
+written to ``results/``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from anonlab.runner import build_experiment, run_cells
 from anonlab.runner.execute import plan_jobs
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
-BUDGETS_S = {"census_ir": 120.0, "adult_uni_sse": 180.0}
+# Budgets: census_ir and adult_uni_sse as the foundation requires; the others are ours.
+BUDGETS_S = {"census_ir": 120.0, "adult_uni_sse": 180.0, "census_ir_vs_mdav": 120.0,
+             "census_variance": 60.0}
 
 
 def load(name: str, n_jobs: int) -> dict:
@@ -39,6 +42,7 @@ def time_grid(name: str, n_jobs: int) -> None:
     jobs = len(plan_jobs(experiment.cells, experiment.reps))
     table = run_cells(experiment.dataset, experiment.cells, reps=experiment.reps,
                       master_seed=experiment.seed, metrics=experiment.metrics,
+                      metrics_by_attribute=experiment.metrics_by_attribute,
                       n_jobs=n_jobs, progress=False)
     wall = time.perf_counter() - clock
     budget = BUDGETS_S[name]

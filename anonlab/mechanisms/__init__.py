@@ -4,6 +4,7 @@ from anonlab.mechanisms.laplace import LaplaceMechanism
 from anonlab.mechanisms.sensitivity import (
     attribute_budget,
     individual_ranking_sensitivity,
+    insensitive_microaggregation_sensitivity,
     record_sensitivity,
 )
 
@@ -11,5 +12,6 @@ __all__ = [
     "LaplaceMechanism",
     "attribute_budget",
     "individual_ranking_sensitivity",
+    "insensitive_microaggregation_sensitivity",
     "record_sensitivity",
 ]

@@ -23,3 +23,12 @@ def record_sensitivity(width: ArrayLike) -> np.ndarray:
 def individual_ranking_sensitivity(width: ArrayLike, k: int) -> np.ndarray:
     """L1-sensitivity of the list of individual-ranking centroids: Δ(A)/k (DP-IR Lemma 1)."""
     return np.asarray(width, dtype=float) / check_int(k, "k", 1)
+
+
+def insensitive_microaggregation_sensitivity(width: ArrayLike, n_clusters: int,
+                                             k: int) -> np.ndarray:
+    """L1-sensitivity per attribute of the centroids of insensitive microaggregation:
+    each of the n/k clusters may change by one record, moving its centroid by up to
+    Δ(A)/k, so (n/k)·Δ(A)/k (DP-IR §2.4, §3.1). ``n_clusters`` = ⌊n/k⌋ is the exact
+    number of released centroids."""
+    return check_int(n_clusters, "n_clusters", 1) * individual_ranking_sensitivity(width, k)

@@ -11,6 +11,7 @@ from typing import Any
 from anonlab.methods.base import Method, Release, postprocess
 from anonlab.methods.individual_ranking import IndividualRankingLaplace, IndividualRankingMethod
 from anonlab.methods.laplace import Laplace
+from anonlab.methods.multivariate import Imdav, ImdavLaplace, ImdavLaplaceComposed, Mdav
 from anonlab.validation import check_choice
 
 __all__ = [
@@ -18,11 +19,13 @@ __all__ = [
 ]
 
 METHODS: dict[str, type[Method]] = {
-    cls.name: cls for cls in (Laplace, IndividualRankingMethod, IndividualRankingLaplace)
+    cls.name: cls
+    for cls in (Laplace, IndividualRankingMethod, IndividualRankingLaplace, Mdav, Imdav,
+                ImdavLaplace, ImdavLaplaceComposed)
 }
 
 # sdcMicro's vocabulary for the same methods.
-ALIASES: dict[str, str] = {"onedims": "ir"}
+ALIASES: dict[str, str] = {"onedims": "ir", "microaggregation_mdav": "mdav"}
 
 
 def method_class(name: str) -> type[Method]:

@@ -1,9 +1,15 @@
 """Microaggregation partitions and centroids."""
 
+from anonlab.microaggregation.centroids import cluster_means
 from anonlab.microaggregation.individual_ranking import (
     IndividualRanking,
     individual_ranking,
     ranking_labels,
 )
+from anonlab.microaggregation.insensitive import domain_order, insensitive_labels
+from anonlab.microaggregation.mdav import mdav, standardise
 
-__all__ = ["IndividualRanking", "individual_ranking", "ranking_labels"]
+__all__ = [
+    "IndividualRanking", "cluster_means", "domain_order", "individual_ranking",
+    "insensitive_labels", "mdav", "ranking_labels", "standardise",
+]

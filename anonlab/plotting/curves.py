@@ -27,6 +27,11 @@ METHOD_STYLES: dict[str, dict[str, Any]] = {
     "laplace": {"color": "0.55", "linewidth": 1.2, "label": "Laplace"},
     "ir": {"color": "black", "linewidth": 2.2, "linestyle": "-", "label": "IR"},
     "ir_laplace": {"color": "black", "linewidth": 1.2, "label": "IR + Laplace"},
+    "mdav": {"color": "0.35", "linewidth": 2.2, "linestyle": "-", "label": "MDAV"},
+    "imdav": {"color": "0.55", "linewidth": 2.2, "linestyle": "-", "label": "IMDAV"},
+    "imdav_laplace": {"color": "0.55", "linewidth": 1.2, "label": "IMDAV + Laplace [17]"},
+    "imdav_laplace_composed": {"color": "0.75", "linewidth": 1.2,
+                               "label": "IMDAV + Laplace, ε/m"},
 }
 SERIES_DASHES = ("--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (8, 2)))
 

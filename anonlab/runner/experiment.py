@@ -14,6 +14,7 @@ import pandas as pd
 from anonlab.datasets import Dataset, load_dataset
 from anonlab.metrics import get_metric
 from anonlab.plotting import FigureSpec, plot_curves, save_figure
+from anonlab.report.tables import TableBuilder, load_builder, write_table_files
 from anonlab.runner.execute import run_cells
 from anonlab.runner.grid import Cell, expand_grid
 from anonlab.runner.store import git_commit, package_versions, write_json, write_table
@@ -37,6 +38,7 @@ class Experiment:
     n_jobs: int
     out_dir: Path
     figures: tuple[FigureSpec, ...]
+    tables: tuple[tuple[str, TableBuilder], ...] = ()
 
     @property
     def results_path(self) -> Path:
@@ -77,15 +79,18 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
         if figure.metric not in metrics:
             raise ParameterError(f"figure {figure.name!r} plots metric {figure.metric!r}, "
                                  f"which is not in metrics {list(metrics)}")
+    tables = tuple((str(t["name"]), load_builder(str(t["builder"])))
+                   for t in config.get("tables") or ())
     dataset = load_dataset(config.get("dataset") or {})
     cells = tuple(expand_grid(methods, config.get("grid") or {}, dataset))
     out_dir = Path(str(config.get("results_dir", "results"))) / name
     return Experiment(name, dataset, cells, reps, metrics, by_attribute, seed, n_jobs, out_dir,
-                      figures)
+                      figures, tables)
 
 
-def plot_experiment(experiment: Experiment, table: pd.DataFrame | None = None) -> list[Path]:
-    """Draw every figure of ``experiment`` from its stored results table."""
+def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None) -> list[Path]:
+    """Draw every figure and lay out every table of ``experiment`` from its stored results
+    (``figures/*.png|pdf``, ``tables/*.csv|md``)."""
     if table is None:
         if not experiment.results_path.is_file():
             raise ParameterError(f"no results at {str(experiment.results_path)!r}: run it first")
@@ -93,12 +98,15 @@ def plot_experiment(experiment: Experiment, table: pd.DataFrame | None = None) -
     paths: list[Path] = []
     for spec in experiment.figures:
         paths += save_figure(plot_curves(table, spec), experiment.out_dir / "figures", spec.name)
+    for name, builder in experiment.tables:
+        paths += write_table_files(builder(table), experiment.out_dir / "tables", name)
     return paths
 
 
 def run_experiment(experiment: Experiment, config: Mapping[str, Any], *,
                    progress: bool = True) -> pd.DataFrame:
-    """Run the grid, write ``results.parquet`` and ``run.json``, then draw the figures."""
+    """Run the grid, write ``results.parquet`` and ``run.json``, then draw the figures and
+    lay out the tables from the stored file."""
     started = datetime.now(UTC)
     clock = time.perf_counter()
     table = run_cells(experiment.dataset, experiment.cells, reps=experiment.reps,
@@ -120,5 +128,5 @@ def run_experiment(experiment: Experiment, config: Mapping[str, Any], *,
         "dataset": {"name": experiment.dataset.name, "n": experiment.dataset.n,
                     "attributes": [vars(a) for a in experiment.dataset.attributes]},
     }, experiment.out_dir / RUN_FILE)
-    plot_experiment(experiment, pd.read_parquet(experiment.results_path))
+    render_experiment(experiment, pd.read_parquet(experiment.results_path))
     return table
