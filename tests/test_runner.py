@@ -90,3 +90,21 @@ def test_expand_grid_accepts_sdcmicro_alias(compose_config):
     exp = build_experiment(compose_config(*SMALL))
     cells = expand_grid(["onedims"], {"k": [3]}, exp.dataset)
     assert [c.method for c in cells] == ["ir"]
+
+
+@pytest.mark.parametrize(("experiment", "protected"), [
+    ("adult_uni_sse", 2), ("adult_ir", 4), ("adult_ir_vs_mdav", 4),
+])
+def test_experiments_without_m_protect_every_attribute(compose_config, experiment, protected):
+    """A default grid.m would be merged into every experiment and silently protect only
+    the first attribute(s)."""
+    exp = build_experiment(compose_config(f"+experiment={experiment}", "grid.k=[2]"))
+    assert all("m" not in cell.param_dict for cell in exp.cells)
+    assert len(exp.dataset.protected) == protected
+
+
+def test_census_experiments_sweep_m(compose_config):
+    for name, ms in [("census_ir", {1, 8, 13}), ("census_ir_vs_mdav", {1, 8, 13}),
+                     ("census_variance", {8})]:
+        exp = build_experiment(compose_config(f"+experiment={name}", "grid.k=[2]"))
+        assert {cell.param_dict["m"] for cell in exp.cells} == ms
