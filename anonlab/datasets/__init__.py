@@ -20,7 +20,8 @@ def load_dataset(config: Mapping[str, Any]) -> Dataset:
 
     Keys: ``name``, ``loader`` (one of :data:`LOADERS`), ``attributes`` (numerical
     columns in order; ``numeric`` is an alias for CSV users), and optionally ``path``
-    (csv), ``alpha``, ``domains``, ``roles``, ``discrete``.
+    (csv), ``alpha``, ``domains``, ``roles``, ``discrete``, ``categorical``
+    (``{column: taxonomy}``).
     """
     loader = check_choice(config.get("loader"), "dataset.loader", LOADERS)
     frame = read_csv(config.get("path")) if loader == "csv" else READERS[loader]()
@@ -33,4 +34,5 @@ def load_dataset(config: Mapping[str, Any]) -> Dataset:
         domains=config.get("domains") or {},
         roles=config.get("roles") or {},
         discrete=config.get("discrete", False),
+        categorical=config.get("categorical") or {},
     )

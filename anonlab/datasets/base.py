@@ -9,6 +9,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from anonlab.semantics import Taxonomy
 from anonlab.validation import ParameterError, check_int
 
 Kind = Literal["numerical", "categorical"]
@@ -27,6 +28,8 @@ class Attribute:
     role : quasi-identifier, confidential, class or other.
     domain : ``(low, high)`` public bounds of a numerical attribute; the sensitivity
         Δ(A) is ``high - low`` (DP-IR §4.1).
+    taxonomy : the taxonomy τ(A) of a categorical attribute; its labels are Dom(A)
+        (DP-IR §3.4).
     integer : the source holds whole numbers; released noisy values are rounded.
     discrete : histograms use one bin per value instead of 100 equal bins (DP-IR §4.2).
     """
@@ -37,6 +40,12 @@ class Attribute:
     domain: tuple[float, float] | None = None
     integer: bool = False
     discrete: bool = False
+    taxonomy: Taxonomy | None = None
+
+    @property
+    def categorical(self) -> bool:
+        """Whether the attribute is categorical (values are taxonomy concepts)."""
+        return self.kind == "categorical"
 
     @property
     def width(self) -> float:
@@ -88,7 +97,13 @@ class Dataset:
 
     @cached_property
     def protected_values(self) -> np.ndarray:
-        """Read-only float matrix (n × m) of the protected columns, computed once."""
-        values = self.frame[list(self.protected)].to_numpy(dtype=float, copy=True)
+        """Read-only float matrix (n × m) of the protected columns, computed once; a
+        categorical column holds the codes of its taxonomy concepts."""
+        columns = [
+            attr.taxonomy.encode(self.frame[attr.name].to_numpy()).astype(float)
+            if attr.categorical else self.frame[attr.name].to_numpy(dtype=float)
+            for attr in self.protected_attributes
+        ]
+        values = np.column_stack(columns) if columns else np.empty((self.n, 0))
         values.setflags(write=False)
         return values

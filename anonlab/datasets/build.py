@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from anonlab.datasets.base import ROLES, Attribute, Dataset
+from anonlab.semantics import Taxonomy
 from anonlab.validation import ParameterError
 
 DEFAULT_ALPHA = 1.5  # DP-IR §4.1: Dom(A) = [0, 1.5 · max]
@@ -38,6 +39,25 @@ def numeric_column(frame: pd.DataFrame, name: str, source: str) -> np.ndarray:
     if not np.isfinite(array).all():
         raise ParameterError(f"{source}: numeric column {name!r} holds an infinite value")
     return array
+
+
+def categorical_column(frame: pd.DataFrame, name: str, taxonomy: Taxonomy,
+                       source: str) -> np.ndarray:
+    """Column ``name`` as labels of ``taxonomy``, or a :class:`ParameterError` naming the
+    first value outside its domain."""
+    if name not in frame.columns:
+        raise ParameterError(
+            f"{source}: column {name!r} is not in the data; columns are {list(frame.columns)}"
+        )
+    values = frame[name].astype("string").str.strip()
+    unknown = ~values.isin(list(taxonomy.labels)).to_numpy(dtype=bool)
+    if unknown.any():
+        row = int(np.flatnonzero(unknown)[0])
+        raise ParameterError(
+            f"{source}: categorical column {name!r} holds {frame[name].iloc[row]!r} at row {row},"
+            f" which is not a label of taxonomy {taxonomy.name!r}"
+        )
+    return values.to_numpy(dtype=object)
 
 
 def numeric_domain(
@@ -75,19 +95,22 @@ def build_dataset(
     domains: Mapping[str, Sequence[float]] | None = None,
     roles: Mapping[str, str] | None = None,
     discrete: bool | Sequence[str] = False,
+    categorical: Mapping[str, str] | None = None,
 ) -> Dataset:
-    """Validate the numerical ``attributes`` of ``frame`` and build a :class:`Dataset`.
+    """Validate the ``attributes`` of ``frame`` and build a :class:`Dataset`.
 
     Parameters
     ----------
     name : data set name, carried into every result row.
     frame : raw records.
-    attributes : analysed numerical columns, in order (the first m are protected).
+    attributes : analysed columns, in order (the first m are protected); numerical unless
+        listed in ``categorical``.
     alpha : domain rule ``[0, alpha · max]`` for attributes without a declared domain.
     domains : declared ``{column: [low, high]}`` public bounds.
     roles : ``{column: role}``; unlisted columns get role ``"other"``.
     discrete : ``True``/``False`` for all attributes, or the list of discrete ones
-        (one histogram bin per value in JSD).
+        (one histogram bin per value in JSD); categorical attributes are always discrete.
+    categorical : ``{column: taxonomy name}`` of the categorical attributes (DP-IR §3.4).
     """
     domains = dict(domains or {})
     roles = dict(roles or {})
@@ -95,20 +118,30 @@ def build_dataset(
         raise ParameterError(f"dataset {name!r}: dataset.attributes is empty")
     if len(set(attributes)) != len(attributes):
         raise ParameterError(f"dataset {name!r}: dataset.attributes repeats a column")
-    for column in list(domains) + list(roles):
+    categorical = dict(categorical or {})
+    for column in list(domains) + list(roles) + list(categorical):
         if column not in attributes:
             raise ParameterError(
-                f"dataset {name!r}: {column!r} has a domain or role but is not in "
+                f"dataset {name!r}: {column!r} has a domain, role or taxonomy but is not in "
                 f"dataset.attributes {list(attributes)}"
             )
     discrete_set = set(attributes) if discrete is True else set(discrete or ())
     columns: dict[str, np.ndarray] = {}
     specs: list[Attribute] = []
     for column in attributes:
-        values = numeric_column(frame, column, f"dataset {name!r}")
         role = roles.get(column, "other")
         if role not in ROLES:
             raise ParameterError(f"dataset.roles.{column} must be one of {ROLES}, got {role!r}")
+        if column in categorical:
+            if column in domains:
+                raise ParameterError(f"dataset.domains.{column}: a categorical attribute's "
+                                     "domain is its taxonomy")
+            taxonomy = Taxonomy.load(categorical[column])
+            columns[column] = categorical_column(frame, column, taxonomy, f"dataset {name!r}")
+            specs.append(Attribute(name=column, kind="categorical", role=role,  # type: ignore[arg-type]
+                                   discrete=True, taxonomy=taxonomy))
+            continue
+        values = numeric_column(frame, column, f"dataset {name!r}")
         specs.append(
             Attribute(
                 name=column,

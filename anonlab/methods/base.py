@@ -37,8 +37,9 @@ class Release:
         attributes that are not protected are copied unchanged."""
         original = self.dataset.frame
         columns = {name: original[name].to_numpy() for name in original.columns}
-        for j, name in enumerate(self.dataset.protected):
-            columns[name] = self.values[:, j]
+        for j, attr in enumerate(self.dataset.protected_attributes):
+            column = self.values[:, j]
+            columns[attr.name] = attr.taxonomy.decode(column) if attr.categorical else column
         return pd.DataFrame(columns, index=original.index)
 
 
@@ -71,12 +72,25 @@ def postprocess(dataset: Dataset, values: np.ndarray, noisy: bool) -> np.ndarray
     domain bounds. Both steps are post-processing and cost no privacy.
     """
     attrs = dataset.protected_attributes
-    low = np.array([a.domain[0] for a in attrs], dtype=float)
-    high = np.array([a.domain[1] for a in attrs], dtype=float)
+    numeric = np.array([not a.categorical for a in attrs], dtype=bool)
+    low = np.array([a.domain[0] if not a.categorical else -np.inf for a in attrs], dtype=float)
+    high = np.array([a.domain[1] if not a.categorical else np.inf for a in attrs], dtype=float)
     out = np.array(values, dtype=float, copy=True)
     if noisy:
-        integer = np.array([a.integer for a in attrs], dtype=bool)
+        integer = np.array([a.integer for a in attrs], dtype=bool) & numeric
         out[:, integer] = np.round(out[:, integer])
         low[integer] = np.ceil(low[integer])
         high[integer] = np.floor(high[integer])
-    return np.clip(out, low, high, out=out)
+    return np.clip(out, low, high, out=out)  # categorical codes are left as they are
+
+
+def split_kinds(dataset: Dataset) -> tuple[list[int], list[int]]:
+    """Positions of the numerical and of the categorical protected attributes."""
+    attrs = dataset.protected_attributes
+    numeric = [j for j, a in enumerate(attrs) if not a.categorical]
+    return numeric, [j for j, a in enumerate(attrs) if a.categorical]
+
+
+def codes_of(values: np.ndarray, j: int) -> np.ndarray:
+    """Concept codes held in column ``j`` of a protected matrix."""
+    return values[:, j].astype(np.int64)

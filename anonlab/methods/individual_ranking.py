@@ -1,4 +1,5 @@
-"""Individual ranking alone and DP-IR Algorithm 1 (individual ranking + Laplace)."""
+"""Individual ranking alone and DP-IR Algorithm 1 (individual ranking + Laplace), on
+numerical and categorical attributes (DP-IR §3.2–3.4)."""
 
 from __future__ import annotations
 
@@ -13,14 +14,25 @@ from anonlab.mechanisms import (
     attribute_budget,
     individual_ranking_sensitivity,
 )
-from anonlab.methods.base import Method, Release, postprocess
+from anonlab.methods.base import Method, Release, codes_of, postprocess, split_kinds
+from anonlab.methods.categorical import centroid_codes, private_centroid_codes, ranking_clusters
 from anonlab.microaggregation import individual_ranking
+from anonlab.semantics import order_path_sensitivity
 from anonlab.validation import check_epsilon, check_int
+
+
+def _categorical_clusters(dataset: Dataset, k: int) -> dict[int, np.ndarray]:
+    """Individual-ranking cluster of each record, per categorical attribute position."""
+    attrs, values = dataset.protected_attributes, dataset.protected_values
+    return {j: ranking_clusters(attrs[j].taxonomy, codes_of(values, j), k)
+            for j in split_kinds(dataset)[1]}
 
 
 @dataclass(frozen=True)
 class IndividualRankingMethod(Method):
-    """Plain individual-ranking microaggregation, no noise (DP-IR §4.3 baseline; not DP)."""
+    """Plain individual-ranking microaggregation, no noise (DP-IR §4.3 baseline; not DP).
+    Categorical values are ranked by marginality and replaced by the marginality centroid
+    (DP-IR §3.4, Eq. 5)."""
 
     k: int
     name: ClassVar[str] = "ir"
@@ -32,15 +44,27 @@ class IndividualRankingMethod(Method):
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         k = check_int(self.k, "k", 1, dataset.n)
-        ranking = individual_ranking(dataset.protected_values, k)
-        released = postprocess(dataset, ranking.release(), noisy=False)
-        return Release(dataset, released, labels=ranking.labels)
+        values = dataset.protected_values
+        numeric, _ = split_kinds(dataset)
+        released = np.array(values, copy=True)
+        labels = np.zeros(values.shape, dtype=np.int64)
+        if numeric:
+            ranking = individual_ranking(values[:, numeric], k)
+            released[:, numeric] = ranking.release()
+            labels[:, numeric] = ranking.labels
+        for j, clusters in _categorical_clusters(dataset, k).items():
+            taxonomy = dataset.protected_attributes[j].taxonomy
+            released[:, j] = centroid_codes(taxonomy, codes_of(values, j), clusters)[clusters]
+            labels[:, j] = clusters
+        return Release(dataset, postprocess(dataset, released, noisy=False), labels=labels)
 
 
 @dataclass(frozen=True)
 class IndividualRankingLaplace(Method):
     """DP-IR Algorithm 1: individual ranking, then one Laplace draw per cluster and
-    attribute with scale m·Δ(A_i)/(k·ε), shared by every record of the cluster."""
+    attribute with scale m·Δ(A_i)/(k·ε), shared by every record of the cluster; for a
+    categorical attribute one exponential-mechanism centroid per cluster (Algorithm 2)
+    with budget ε/m."""
 
     k: int
     epsilon: float
@@ -54,16 +78,28 @@ class IndividualRankingLaplace(Method):
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         attrs = dataset.protected_attributes
         k = check_int(self.k, "k", 1, dataset.n)
-        ranking = individual_ranking(dataset.protected_values, k)
-        widths = np.array([a.width for a in attrs])
-        # DP-IR Alg. 1 step 2 with §3.3 item 2: sensitivity Δ(A_i)/k (Lemma 1), budget ε/m
-        mechanism = LaplaceMechanism(
-            individual_ranking_sensitivity(widths, k), attribute_budget(self.epsilon, len(attrs))
-        )
-        # DP-IR Alg. 1 note: the same draw for all repeated centroid values of a cluster
-        noisy_centroids = mechanism.randomise(ranking.centroids, rng)
-        noisy = np.take_along_axis(noisy_centroids, ranking.labels, axis=0)
-        return Release(
-            dataset, postprocess(dataset, noisy, noisy=True), labels=ranking.labels,
-            scale=mechanism.scale,
-        )
+        values = dataset.protected_values
+        numeric, _ = split_kinds(dataset)
+        budget = attribute_budget(self.epsilon, len(attrs))  # DP-IR §3.3 item 2: ε/m each
+        noisy = np.array(values, copy=True)
+        labels = np.zeros(values.shape, dtype=np.int64)
+        scale = np.full(len(attrs), np.nan)
+        if numeric:
+            ranking = individual_ranking(values[:, numeric], k)
+            widths = np.array([attrs[j].width for j in numeric])
+            # DP-IR Alg. 1 step 2 with §3.3 item 2: sensitivity Δ(A_i)/k (Lemma 1)
+            mechanism = LaplaceMechanism(individual_ranking_sensitivity(widths, k), budget)
+            # DP-IR Alg. 1 note: the same draw for all repeated centroid values of a cluster
+            noisy_centroids = mechanism.randomise(ranking.centroids, rng)
+            noisy[:, numeric] = np.take_along_axis(noisy_centroids, ranking.labels, axis=0)
+            labels[:, numeric] = ranking.labels
+            scale[numeric] = mechanism.scale
+        for j, clusters in _categorical_clusters(dataset, k).items():
+            taxonomy = attrs[j].taxonomy
+            # DP-IR Alg. 2 with Δ(q) the order-path bound (docs/reproduction-notes.md)
+            chosen = private_centroid_codes(taxonomy, codes_of(values, j), clusters, budget,
+                                            order_path_sensitivity(taxonomy), rng)
+            noisy[:, j] = chosen[clusters]
+            labels[:, j] = clusters
+        return Release(dataset, postprocess(dataset, noisy, noisy=True), labels=labels,
+                       scale=scale)

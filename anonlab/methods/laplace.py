@@ -9,13 +9,16 @@ import numpy as np
 
 from anonlab.datasets import Dataset
 from anonlab.mechanisms import LaplaceMechanism, attribute_budget, record_sensitivity
-from anonlab.methods.base import Method, Release, postprocess
+from anonlab.methods.base import Method, Release, codes_of, postprocess, split_kinds
+from anonlab.methods.categorical import private_record_codes
+from anonlab.semantics import value_change_sensitivity
 from anonlab.validation import check_epsilon
 
 
 @dataclass(frozen=True)
 class Laplace(Method):
-    """Independent Laplace noise on every value, scale m·Δ(A_i)/ε (DP-IR §3.3)."""
+    """Independent Laplace noise on every value, scale m·Δ(A_i)/ε (DP-IR §3.3); each
+    categorical value drawn by the exponential mechanism on δ with budget ε/m."""
 
     epsilon: float
     name: ClassVar[str] = "laplace"
@@ -26,10 +29,20 @@ class Laplace(Method):
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         attrs = dataset.protected_attributes
-        widths = np.array([a.width for a in attrs])
-        # DP-IR §3.3 item 1: budget ε/m per attribute, sensitivity Δ(A_i) → scale m·Δ(A_i)/ε
-        mechanism = LaplaceMechanism(
-            record_sensitivity(widths), attribute_budget(self.epsilon, len(attrs))
-        )
-        noisy = mechanism.randomise(dataset.protected_values, rng)
-        return Release(dataset, postprocess(dataset, noisy, noisy=True), scale=mechanism.scale)
+        values = dataset.protected_values
+        numeric, categorical = split_kinds(dataset)
+        budget = attribute_budget(self.epsilon, len(attrs))  # DP-IR §3.3 item 1: ε/m each
+        noisy = np.array(values, copy=True)
+        scale = np.full(len(attrs), np.nan)
+        if numeric:
+            widths = np.array([attrs[j].width for j in numeric])
+            # DP-IR §3.3 item 1: sensitivity Δ(A_i), budget ε/m → scale m·Δ(A_i)/ε
+            mechanism = LaplaceMechanism(record_sensitivity(widths), budget)
+            noisy[:, numeric] = mechanism.randomise(values[:, numeric], rng)
+            scale[numeric] = mechanism.scale
+        for j in categorical:
+            taxonomy = attrs[j].taxonomy
+            # DP-IR §3.4: exponential mechanism on −δ(x, c), Δ = max |δ(a, c) − δ(b, c)|
+            noisy[:, j] = private_record_codes(taxonomy, codes_of(values, j), budget,
+                                               value_change_sensitivity(taxonomy), rng)
+        return Release(dataset, postprocess(dataset, noisy, noisy=True), scale=scale)

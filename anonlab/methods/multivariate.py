@@ -10,14 +10,42 @@ import numpy as np
 
 from anonlab.datasets import Dataset
 from anonlab.mechanisms import LaplaceMechanism, insensitive_microaggregation_sensitivity
-from anonlab.methods.base import Method, Release, postprocess
+from anonlab.methods.base import Method, Release, codes_of, postprocess, split_kinds
+from anonlab.methods.categorical import centroid_codes, private_centroid_codes
 from anonlab.microaggregation import cluster_means, insensitive_labels, mdav
-from anonlab.validation import check_epsilon, check_int
+from anonlab.semantics import marginality_rank, value_change_sensitivity
+from anonlab.validation import ParameterError, check_epsilon, check_int
 
 
-def _domain(dataset: Dataset) -> tuple[np.ndarray, np.ndarray]:
-    attrs = dataset.protected_attributes
-    return np.array([a.domain[0] for a in attrs]), np.array([a.width for a in attrs])
+def _order_coordinates(dataset: Dataset) -> np.ndarray:
+    """Records in domain-normalised units for the insensitive order: (x − low)/Δ for a
+    numerical attribute, the rank in the marginality order / (|Dom| − 1) for a categorical
+    one (DP-IR §3.4: marginality defines the total order of categorical values)."""
+    values = dataset.protected_values
+    unit = np.empty_like(values)
+    for j, attr in enumerate(dataset.protected_attributes):
+        if attr.categorical:
+            rank = marginality_rank(attr.taxonomy)[codes_of(values, j)]
+            unit[:, j] = rank / max(len(attr.taxonomy.labels) - 1, 1)
+        else:
+            unit[:, j] = (values[:, j] - attr.domain[0]) / attr.width
+    return unit
+
+
+def _insensitive_clusters(dataset: Dataset, k: int) -> np.ndarray:
+    m = len(dataset.protected)
+    return insensitive_labels(_order_coordinates(dataset), np.zeros(m), np.ones(m), k)
+
+
+def _centroids(dataset: Dataset, labels: np.ndarray) -> np.ndarray:
+    """Per cluster: the mean of numerical attributes, the marginality centroid (DP-IR
+    Eq. 5) of categorical ones."""
+    values = dataset.protected_values
+    centroids = cluster_means(values, labels)
+    for j in split_kinds(dataset)[1]:
+        taxonomy = dataset.protected_attributes[j].taxonomy
+        centroids[:, j] = centroid_codes(taxonomy, codes_of(values, j), labels)
+    return centroids
 
 
 def _record_labels(labels: np.ndarray, m: int) -> np.ndarray:
@@ -39,6 +67,9 @@ class Mdav(Method):
         object.__setattr__(self, "k", check_int(self.k, "k", 1))
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
+        if split_kinds(dataset)[1]:
+            raise ParameterError("mdav handles numerical attributes only; the protected "
+                                 "attributes include categorical ones")
         values = dataset.protected_values
         labels = mdav(values, check_int(self.k, "k", 1, dataset.n))
         released = postprocess(dataset, cluster_means(values, labels)[labels], noisy=False)
@@ -59,10 +90,9 @@ class Imdav(Method):
         object.__setattr__(self, "k", check_int(self.k, "k", 1))
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
-        values = dataset.protected_values
-        labels = insensitive_labels(values, *_domain(dataset), check_int(self.k, "k", 1, dataset.n))
-        released = postprocess(dataset, cluster_means(values, labels)[labels], noisy=False)
-        return Release(dataset, released, labels=_record_labels(labels, values.shape[1]))
+        labels = _insensitive_clusters(dataset, check_int(self.k, "k", 1, dataset.n))
+        released = postprocess(dataset, _centroids(dataset, labels)[labels], noisy=False)
+        return Release(dataset, released, labels=_record_labels(labels, len(dataset.protected)))
 
 
 @dataclass(frozen=True)
@@ -87,21 +117,33 @@ class ImdavLaplace(Method):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
+        attrs = dataset.protected_attributes
         values = dataset.protected_values
-        low, width = _domain(dataset)
+        numeric, categorical = split_kinds(dataset)
         k = check_int(self.k, "k", 1, dataset.n)
-        labels = insensitive_labels(values, low, width, k)
-        centroids = cluster_means(values, labels)
-        m = values.shape[1]
-        # DP-IR §2.4: sensitivity (n/k)·Δ/k; budget ε per attribute ([17] as DP-IR §4.4
-        # compares it) or ε/m by sequential composition (DP-IR Lemma 2)
-        mechanism = LaplaceMechanism(
-            insensitive_microaggregation_sensitivity(width, len(centroids), k),
-            self.epsilon / m if self.compose else self.epsilon,
-        )
-        noisy = mechanism.randomise(centroids, rng)[labels]  # one draw per cluster
-        return Release(dataset, postprocess(dataset, noisy, noisy=True),
-                       labels=_record_labels(labels, m), scale=mechanism.scale)
+        labels = _insensitive_clusters(dataset, k)
+        centroids = _centroids(dataset, labels)
+        m, n_clusters = len(attrs), len(centroids)
+        # budget ε per attribute ([17] as DP-IR §4.4 compares it) or ε/m by sequential
+        # composition (DP-IR Lemma 2)
+        budget = self.epsilon / m if self.compose else self.epsilon
+        noisy = np.array(centroids, copy=True)
+        scale = np.full(m, np.nan)
+        if numeric:
+            width = np.array([attrs[j].width for j in numeric])
+            # DP-IR §2.4: sensitivity (n/k)·Δ(A_i)/k
+            mechanism = LaplaceMechanism(
+                insensitive_microaggregation_sensitivity(width, n_clusters, k), budget)
+            noisy[:, numeric] = mechanism.randomise(centroids[:, numeric], rng)
+            scale[numeric] = mechanism.scale
+        for j in categorical:
+            taxonomy = attrs[j].taxonomy
+            # [17]: every cluster may swap one value, so Δ(q) = (n/k)·max|δ(a,c) − δ(b,c)|
+            noisy[:, j] = private_centroid_codes(
+                taxonomy, codes_of(values, j), labels, budget,
+                n_clusters * value_change_sensitivity(taxonomy), rng)
+        return Release(dataset, postprocess(dataset, noisy[labels], noisy=True),
+                       labels=_record_labels(labels, m), scale=scale)
 
 
 @dataclass(frozen=True)

@@ -55,3 +55,9 @@ def domain_arrays(attributes: Sequence[Attribute]) -> tuple[np.ndarray, np.ndarr
     low = np.array([a.domain[0] for a in attributes], dtype=float)
     width = np.array([a.width for a in attributes], dtype=float)
     return low, width
+
+
+def semantic_distances(original: np.ndarray, released: np.ndarray,
+                       attribute: Attribute) -> np.ndarray:
+    """δ(original, released) per record of a categorical column (DP-IR Eq. 3)."""
+    return attribute.taxonomy.distances[original.astype(np.int64), released.astype(np.int64)]
