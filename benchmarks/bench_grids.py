@@ -26,7 +26,7 @@ from anonlab.runner.execute import plan_jobs
 CONF = Path(__file__).resolve().parents[1] / "conf"
 # Budgets: census_ir and adult_uni_sse as the foundation requires; the others are ours.
 BUDGETS_S = {"census_ir": 120.0, "adult_uni_sse": 180.0, "census_ir_vs_mdav": 120.0,
-             "census_variance": 60.0}
+             "census_variance": 60.0, "adult_ir": 600.0, "adult_ir_vs_mdav": 600.0}
 
 
 def load(name: str, n_jobs: int) -> dict:
