@@ -6,6 +6,7 @@ lines, as the papers draw their baselines.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,7 +117,7 @@ def plot_curves(table: pd.DataFrame, spec: FigureSpec) -> Figure:
         ax.grid(True, which="major", alpha=0.3)
     axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     if spec.title:
-        fig.suptitle(spec.title)
+        fig.suptitle(textwrap.fill(spec.title, width=50 * len(facets)), fontsize="medium")
     fig.tight_layout()
     return fig
 
