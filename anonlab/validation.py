@@ -46,3 +46,14 @@ def check_choice(value: object, name: str, choices: Iterable[str]) -> str:
     if not isinstance(value, str) or value not in options:
         raise ParameterError(f"unknown {name} {value!r}; choose one of {options}")
     return value
+
+
+def check_t(t: object, name: str = "t") -> float:
+    """Return the t-closeness level ``t`` as a float after checking 0 < t ≤ 1 (EMD with the
+    ordered distance lies in [0, 1], TCM §2.2)."""
+    if isinstance(t, bool) or not isinstance(t, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {t!r}")
+    value = float(t)
+    if not (0 < value <= 1):
+        raise ParameterError(f"{name} must be in (0, 1], got {t!r}")
+    return value

@@ -20,8 +20,9 @@ from omegaconf import OmegaConf
 
 from anonlab.config import register_resolvers
 from anonlab.microaggregation import individual_ranking
-from anonlab.runner import build_experiment, run_cells
+from anonlab.runner import build_experiment
 from anonlab.runner.execute import plan_jobs
+from anonlab.runner.experiment import run_grid
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 # Budgets: census_ir and adult_uni_sse as the foundation requires; the others are ours.
@@ -40,10 +41,7 @@ def time_grid(name: str, n_jobs: int) -> None:
     clock = time.perf_counter()
     experiment = build_experiment(load(name, n_jobs))
     jobs = len(plan_jobs(experiment.cells, experiment.reps))
-    table = run_cells(experiment.dataset, experiment.cells, reps=experiment.reps,
-                      master_seed=experiment.seed, metrics=experiment.metrics,
-                      metrics_by_attribute=experiment.metrics_by_attribute,
-                      n_jobs=n_jobs, progress=False)
+    table = run_grid(experiment, progress=False)
     wall = time.perf_counter() - clock
     budget = BUDGETS_S[name]
     print(f"{name:14s} {len(experiment.cells):5d} cells {jobs:6d} runs {len(table):6d} rows "

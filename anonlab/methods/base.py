@@ -24,12 +24,14 @@ class Release:
     labels : ``(n, m)`` cluster label of each record per protected attribute, or ``None``
         for methods that do not cluster.
     scale : Laplace scale used per protected attribute, or ``None`` without noise.
+    seconds : wall time of the ``protect`` call, set by the runner.
     """
 
     dataset: Dataset
     values: np.ndarray
     labels: np.ndarray | None = None
     scale: np.ndarray | None = None
+    seconds: float | None = None
 
     @cached_property
     def frame(self) -> pd.DataFrame:

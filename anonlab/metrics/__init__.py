@@ -1,21 +1,34 @@
-"""The metric registry: ``metric(original, released, dataset) -> float`` by name."""
+"""The metric registry: every metric by name, evaluated on a release as
+``metric.of_release(view, release) -> float``; per-attribute metrics also as
+``metric(original, released, dataset)``."""
 
 from __future__ import annotations
 
-from anonlab.metrics.base import AttributeMetric
+from anonlab.metrics.base import AttributeMetric, ReleaseMetric
+from anonlab.metrics.clusters import CLUSTER_MEAN, CLUSTER_MIN, MAX_EMD, RUNTIME, SSE_TCM
 from anonlab.metrics.jsd import JSD, JSD_DATA_RANGE
 from anonlab.metrics.relative_error import RE
 from anonlab.metrics.sse import SSE
 from anonlab.metrics.variance import VARIANCE_CHANGE
-from anonlab.validation import check_choice
+from anonlab.validation import ParameterError, check_choice
 
-__all__ = ["METRICS", "AttributeMetric", "get_metric"]
+__all__ = ["METRICS", "AttributeMetric", "ReleaseMetric", "get_attribute_metric", "get_metric"]
 
-METRICS: dict[str, AttributeMetric] = {
-    m.name: m for m in (RE, JSD, JSD_DATA_RANGE, VARIANCE_CHANGE, SSE)
+METRICS: dict[str, AttributeMetric | ReleaseMetric] = {
+    m.name: m for m in (RE, JSD, JSD_DATA_RANGE, VARIANCE_CHANGE, SSE, CLUSTER_MIN,
+                        CLUSTER_MEAN, MAX_EMD, SSE_TCM, RUNTIME)
 }
 
 
-def get_metric(name: str) -> AttributeMetric:
+def get_metric(name: str) -> AttributeMetric | ReleaseMetric:
     """The registered metric called ``name``."""
     return METRICS[check_choice(name, "metric", list(METRICS))]
+
+
+def get_attribute_metric(name: str) -> AttributeMetric:
+    """A registered metric defined per attribute (usable in ``metrics_by_attribute``)."""
+    metric = get_metric(name)
+    if not isinstance(metric, AttributeMetric):
+        raise ParameterError(f"metric {name!r} is not defined per attribute; it cannot be in "
+                             "metrics_by_attribute")
+    return metric

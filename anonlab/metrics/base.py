@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from anonlab.datasets import Attribute, Dataset
+from anonlab.methods.base import Release
 
 PerAttribute = Callable[[np.ndarray, np.ndarray, Sequence[Attribute]], np.ndarray]
 
@@ -31,6 +32,10 @@ class AttributeMetric:
                  attributes: Sequence[Attribute]) -> float:
         """The metric of ``(n, m)`` original and released matrices of ``attributes``."""
         return float(np.mean(self.per_attribute(original, released, attributes)))
+
+    def of_release(self, view: Dataset, release: Release) -> float:
+        """The metric of a :class:`~anonlab.methods.Release` of ``view``."""
+        return self.evaluate(view.protected_values, release.values, view.protected_attributes)
 
     def by_attribute(
         self, original: pd.DataFrame, released: pd.DataFrame, dataset: Dataset
@@ -61,3 +66,16 @@ def semantic_distances(original: np.ndarray, released: np.ndarray,
                        attribute: Attribute) -> np.ndarray:
     """δ(original, released) per record of a categorical column (DP-IR Eq. 3)."""
     return attribute.taxonomy.distances[original.astype(np.int64), released.astype(np.int64)]
+
+
+@dataclass(frozen=True)
+class ReleaseMetric:
+    """A metric of the release as a whole: ``fn(view, release) -> float`` (cluster sizes,
+    EMD, run time, …)."""
+
+    name: str
+    fn: Callable[[Dataset, Release], float]
+    description: str = ""
+
+    def of_release(self, view: Dataset, release: Release) -> float:
+        return float(self.fn(view, release))

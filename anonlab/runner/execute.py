@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -12,7 +14,7 @@ from tqdm.auto import tqdm
 
 from anonlab.datasets import Dataset
 from anonlab.methods import method_class
-from anonlab.metrics import get_metric
+from anonlab.metrics import get_attribute_metric, get_metric
 from anonlab.runner.grid import DATASET_AXES, Cell
 from anonlab.runner.seeds import rng_for
 
@@ -35,15 +37,17 @@ def run_job(
     """Protect one (cell, repetition) of the cell's data set ``view`` and evaluate every
     metric on it."""
     index, cell, rep = job
-    release = cell.build().protect(view, rng_for(master_seed, cell.id, rep))
+    method, rng = cell.build(), rng_for(master_seed, cell.id, rep)
+    clock = time.perf_counter()
+    release = method.protect(view, rng)
+    release = replace(release, seconds=time.perf_counter() - clock)
     base = {"_cell": index, "method": cell.method, **cell.param_dict, "rep": rep,
             "seed": master_seed, "cell_id": cell.id}
     original, attributes = view.protected_values, view.protected_attributes
     rows = [{**base, "metric": name, "attribute": None,
-             "value": get_metric(name).evaluate(original, release.values, attributes)}
-            for name in metrics]
+             "value": get_metric(name).of_release(view, release)} for name in metrics]
     for name in metrics_by_attribute:
-        values = get_metric(name).per_attribute(original, release.values, attributes)
+        values = get_attribute_metric(name).per_attribute(original, release.values, attributes)
         for attribute, value in zip(view.protected, values, strict=True):
             rows.append({**base, "metric": name, "attribute": attribute, "value": float(value)})
     return rows

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from anonlab.datasets import Dataset, load_dataset
-from anonlab.metrics import get_metric
+from anonlab.metrics import get_attribute_metric, get_metric
 from anonlab.plotting import FigureSpec, plot_curves, save_figure
 from anonlab.report.tables import TableBuilder, load_builder, write_table_files
 from anonlab.runner.execute import run_cells
@@ -29,7 +29,7 @@ class Experiment:
     """A validated experiment, ready to run."""
 
     name: str
-    dataset: Dataset
+    datasets: tuple[Dataset, ...]
     cells: tuple[Cell, ...]
     reps: int
     metrics: tuple[str, ...]
@@ -43,6 +43,15 @@ class Experiment:
     @property
     def results_path(self) -> Path:
         return self.out_dir / RESULTS_FILE
+
+    @property
+    def dataset(self) -> Dataset:
+        """The (first) data set."""
+        return self.datasets[0]
+
+    def cells_of(self, dataset: Dataset) -> tuple[Cell, ...]:
+        """The cells that run on ``dataset``."""
+        return tuple(cell for cell in self.cells if cell.dataset == dataset.name)
 
 
 def _names(value: Any, what: str) -> tuple[str, ...]:
@@ -67,8 +76,10 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
         )
     metrics = _names(config.get("metrics"), "metrics")
     by_attribute = _names(config.get("metrics_by_attribute"), "metrics_by_attribute")
-    for metric in metrics + by_attribute:
+    for metric in metrics:
         get_metric(metric)
+    for metric in by_attribute:
+        get_attribute_metric(metric)
     if not metrics and not by_attribute:
         raise ParameterError("metrics is empty: name at least one metric")
     methods = _names(config.get("methods"), "methods")
@@ -81,10 +92,17 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
                                  f"which is not in metrics {list(metrics)}")
     tables = tuple((str(t["name"]), load_builder(str(t["builder"])))
                    for t in config.get("tables") or ())
-    dataset = load_dataset(config.get("dataset") or {})
-    cells = tuple(expand_grid(methods, config.get("grid") or {}, dataset))
+    # `datasets: {key: dataset config}` (Hydra: `- /dataset@datasets.key: name`) runs the
+    # grid on several data sets, e.g. TCM's MCD and HCD; otherwise the single `dataset`.
+    configs = list((config.get("datasets") or {}).values()) or [config.get("dataset") or {}]
+    datasets = tuple(load_dataset(c) for c in configs)
+    names = [d.name for d in datasets]
+    if len(set(names)) != len(names):
+        raise ParameterError(f"datasets must have distinct names, got {names}")
+    cells = tuple(cell for d in datasets
+                  for cell in expand_grid(methods, config.get("grid") or {}, d))
     out_dir = Path(str(config.get("results_dir", "results"))) / name
-    return Experiment(name, dataset, cells, reps, metrics, by_attribute, seed, n_jobs, out_dir,
+    return Experiment(name, datasets, cells, reps, metrics, by_attribute, seed, n_jobs, out_dir,
                       figures, tables)
 
 
@@ -103,17 +121,26 @@ def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None)
     return paths
 
 
+def run_grid(experiment: Experiment, *, progress: bool = True) -> pd.DataFrame:
+    """The tidy result table of every data set's cells × repetitions (nothing written)."""
+    table = pd.concat([
+        run_cells(dataset, experiment.cells_of(dataset), reps=experiment.reps,
+                  master_seed=experiment.seed, metrics=experiment.metrics,
+                  metrics_by_attribute=experiment.metrics_by_attribute,
+                  n_jobs=experiment.n_jobs, progress=progress)
+        for dataset in experiment.datasets
+    ], ignore_index=True)
+    table.insert(0, "experiment", experiment.name)
+    return table
+
+
 def run_experiment(experiment: Experiment, config: Mapping[str, Any], *,
                    progress: bool = True) -> pd.DataFrame:
     """Run the grid, write ``results.parquet`` and ``run.json``, then draw the figures and
     lay out the tables from the stored file."""
     started = datetime.now(UTC)
     clock = time.perf_counter()
-    table = run_cells(experiment.dataset, experiment.cells, reps=experiment.reps,
-                      master_seed=experiment.seed, metrics=experiment.metrics,
-                      metrics_by_attribute=experiment.metrics_by_attribute,
-                      n_jobs=experiment.n_jobs, progress=progress)
-    table.insert(0, "experiment", experiment.name)
+    table = run_grid(experiment, progress=progress)
     wall = time.perf_counter() - clock
     write_table(table, experiment.results_path)
     write_json({
@@ -125,8 +152,11 @@ def run_experiment(experiment: Experiment, config: Mapping[str, Any], *,
         "wall_time_s": round(wall, 3),
         "n_cells": len(experiment.cells),
         "n_rows": len(table),
-        "dataset": {"name": experiment.dataset.name, "n": experiment.dataset.n,
-                    "attributes": [vars(a) for a in experiment.dataset.attributes]},
+        "datasets": [{"name": d.name, "n": d.n,
+                      "attributes": [{k: v for k, v in vars(a).items() if k != "taxonomy"}
+                                     | {"taxonomy": a.taxonomy.name if a.taxonomy else None}
+                                     for a in d.attributes]}
+                     for d in experiment.datasets],
     }, experiment.out_dir / RUN_FILE)
     render_experiment(experiment, pd.read_parquet(experiment.results_path))
     return table

@@ -10,7 +10,7 @@ from typing import Any
 from anonlab.datasets import Dataset
 from anonlab.methods import Method, make_method, method_class
 from anonlab.runner.seeds import cell_id
-from anonlab.validation import ParameterError, check_epsilon, check_int
+from anonlab.validation import ParameterError, check_epsilon, check_int, check_t
 
 # Grid axes that select a view of the data set rather than a method parameter.
 DATASET_AXES: tuple[str, ...] = ("m",)
@@ -46,6 +46,8 @@ def check_grid(grid: Mapping[str, Sequence[Any]], dataset: Dataset) -> dict[str,
             checked[axis] = [check_epsilon(v, "grid.epsilon") for v in values]
         elif axis == "k":
             checked[axis] = [check_int(v, "grid.k", 1, dataset.n) for v in values]
+        elif axis == "t":
+            checked[axis] = [check_t(v, "grid.t") for v in values]
         elif axis == "m":
             checked[axis] = [check_int(v, "grid.m", 1, len(dataset.attributes)) for v in values]
         else:
