@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 import data_fetch
+from anonlab.datasets.nhds import read_patient_discharge
 from anonlab.validation import ParameterError
 
 # UCI adult.names, in file order.
@@ -50,4 +51,7 @@ def read_csv(path: str | None) -> pd.DataFrame:
     return pd.read_csv(file)
 
 
-READERS = {"census": read_census, "adult": read_adult}
+READERS = {"census": read_census, "adult": read_adult,
+           "patient_discharge": read_patient_discharge}
+# Dataset config keys a reader takes as keyword arguments (when set and not null).
+READER_OPTIONS: dict[str, tuple[str, ...]] = {"patient_discharge": ("path", "n", "seed")}
