@@ -12,6 +12,7 @@ from anonlab.methods.base import Method, Release, postprocess
 from anonlab.methods.individual_ranking import IndividualRankingLaplace, IndividualRankingMethod
 from anonlab.methods.laplace import Laplace
 from anonlab.methods.multivariate import Imdav, ImdavLaplace, ImdavLaplaceComposed, Mdav
+from anonlab.methods.tcloseness import TCloseKFirst, TCloseMerge, TCloseTFirst
 from anonlab.validation import check_choice
 
 __all__ = [
@@ -21,7 +22,7 @@ __all__ = [
 METHODS: dict[str, type[Method]] = {
     cls.name: cls
     for cls in (Laplace, IndividualRankingMethod, IndividualRankingLaplace, Mdav, Imdav,
-                ImdavLaplace, ImdavLaplaceComposed)
+                ImdavLaplace, ImdavLaplaceComposed, TCloseMerge, TCloseKFirst, TCloseTFirst)
 }
 
 # sdcMicro's vocabulary for the same methods.

@@ -16,6 +16,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
@@ -25,6 +26,12 @@ from anonlab.validation import ParameterError  # noqa: E402
 
 # Papers' conventions: the proposal in black, baselines in gray; one dash pattern per ε.
 METHOD_STYLES: dict[str, dict[str, Any]] = {
+    "tclose_merge": {"color": "tab:red", "linewidth": 1.4, "linestyle": "-",
+                     "label": "Algorithm 1 (merge)"},
+    "tclose_kfirst": {"color": "tab:blue", "linewidth": 1.4, "linestyle": "--",
+                      "label": "Algorithm 2 (k-anonymity first)"},
+    "tclose_tfirst": {"color": "tab:green", "linewidth": 1.4, "linestyle": ":",
+                      "label": "Algorithm 3 (t-closeness first)"},
     "laplace": {"color": "0.55", "linewidth": 1.2, "label": "Laplace"},
     "ir": {"color": "black", "linewidth": 2.2, "linestyle": "-", "label": "IR"},
     "ir_laplace": {"color": "black", "linewidth": 1.2, "label": "IR + Laplace"},
@@ -82,6 +89,10 @@ def plot_curves(table: pd.DataFrame, spec: FigureSpec) -> Figure:
     series_values = (sorted(means[spec.series].dropna().unique())
                      if spec.series and spec.series in means else [None])
     dashes = {v: SERIES_DASHES[i % len(SERIES_DASHES)] for i, v in enumerate(series_values)}
+    # more series than dash patterns (e.g. one line per t): solid lines along a colormap
+    shades = (dict(zip(series_values, plt.cm.viridis(np.linspace(0, 0.9, len(series_values))),
+                       strict=True))
+              if len(series_values) > len(SERIES_DASHES) else {})
     methods = list(spec.methods or means["method"].unique())
     fig, axes = plt.subplots(1, len(facets), figsize=(4.2 * len(facets) + 1.6, 3.6),
                              squeeze=False, sharey=False)
@@ -99,7 +110,9 @@ def plot_curves(table: pd.DataFrame, spec: FigureSpec) -> Figure:
                 if part.empty:
                     continue
                 line = dict(style)
-                if value is not None:
+                if value in shades:
+                    line.update(color=shades[value], linestyle="-")
+                elif value is not None:
                     line.setdefault("linestyle", dashes[value])
                 name = label if value is None else f"{label}, {_label(spec.series, value)}"
                 if spec.x in axes_of:

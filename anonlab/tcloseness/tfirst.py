@@ -10,26 +10,15 @@ and Expression (3) picks the smallest k' ≥ k for which that bound is at most t
 from __future__ import annotations
 
 import math
-import numbers
 from fractions import Fraction
 
 import numpy as np
 
 from anonlab.microaggregation.mdav import standardise
-from anonlab.validation import ParameterError, check_choice, check_int
+from anonlab.validation import ParameterError, check_choice, check_int, check_t
 
 ROUNDINGS = ("floor", "ceil")
 DEFAULT_ROUNDING = "floor"
-
-
-def _check_t(t: object) -> float:
-    """Return ``t`` as a float after checking 0 < t ≤ 1."""
-    if isinstance(t, bool) or not isinstance(t, numbers.Real):
-        raise TypeError(f"t must be a real number, got {t!r}")
-    value = float(t)
-    if not math.isfinite(value) or not 0.0 < value <= 1.0:
-        raise ParameterError(f"t must be in (0, 1], got {t!r}")
-    return value
 
 
 def tfirst_cluster_size(n: int, k: int, t: float, rounding: str = DEFAULT_ROUNDING) -> int:
@@ -81,7 +70,7 @@ def tfirst_cluster_size(n: int, k: int, t: float, rounding: str = DEFAULT_ROUNDI
     """
     n = check_int(n, "n", 1)
     k = check_int(k, "k", 1, n)
-    t = _check_t(t)
+    t = check_t(t)
     rounding = check_choice(rounding, "rounding", ROUNDINGS)
     # Expression (3), exactly: ⌈n / (2(n − 1)t + 1)⌉.
     t_exact = Fraction(repr(t))
@@ -172,7 +161,7 @@ def tclose_tfirst(qi: np.ndarray, confidential: np.ndarray, k: int, t: float,
             f"confidential must be one value per record ({len(points)}), got shape {conf.shape}")
     n = len(points)
     k = check_int(k, "k", 1, n)
-    _check_t(t)
+    check_t(t)
     size = tfirst_cluster_size(n, k, t, rounding)
 
     # Subset of every record: ranks by the confidential value, ties by record index.
