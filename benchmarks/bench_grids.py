@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
+from timing import timed
 
 from anonlab.config import register_resolvers
 from anonlab.microaggregation import individual_ranking
@@ -63,17 +64,11 @@ def loop_ranking(values: np.ndarray, k: int) -> np.ndarray:
 
 def time_ranking(n: int = 30_162, m: int = 13, k: int = 2, repeat: int = 5) -> None:
     values = np.random.default_rng(0).gamma(2.0, 1e4, size=(n, m)).round()
-    fast = min(_timed(lambda: individual_ranking(values, k).release()) for _ in range(repeat))
-    slow = min(_timed(lambda: loop_ranking(values, k)) for _ in range(2))
+    fast = min(timed(lambda: individual_ranking(values, k).release()) for _ in range(repeat))
+    slow = min(timed(lambda: loop_ranking(values, k)) for _ in range(2))
     np.testing.assert_allclose(individual_ranking(values, k).release(), loop_ranking(values, k))
     print(f"individual ranking n={n} m={m} k={k}: vectorised {fast * 1e3:.1f} ms, "
           f"loop {slow * 1e3:.0f} ms, speed-up x{slow / fast:.0f}")
-
-
-def _timed(fn) -> float:
-    clock = time.perf_counter()
-    fn()
-    return time.perf_counter() - clock
 
 
 def main() -> None:

@@ -18,6 +18,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core, as the budget says
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+from timing import timed  # noqa: E402
 
 from anonlab.microaggregation import insensitive_labels, mdav  # noqa: E402
 
@@ -70,16 +71,10 @@ def main() -> None:
     insensitive_labels(values, np.zeros(args.m), 1.5 * values.max(0), args.k)
     print(f"imdav n={args.n} m={args.m} k={args.k}: {time.perf_counter() - clock:.3f} s")
     small = synthetic(1_500, args.m)
-    fast = min(_timed(lambda: mdav(small, args.k)) for _ in range(3))
-    slow = _timed(lambda: loop_mdav(small, args.k))
+    fast = min(timed(lambda: mdav(small, args.k)) for _ in range(3))
+    slow = timed(lambda: loop_mdav(small, args.k))
     print(f"mdav n=1500: vectorised {fast * 1e3:.0f} ms, record loop {slow * 1e3:.0f} ms, "
           f"speed-up x{slow / fast:.0f}")
-
-
-def _timed(fn) -> float:
-    clock = time.perf_counter()
-    fn()
-    return time.perf_counter() - clock
 
 
 if __name__ == "__main__":
