@@ -26,11 +26,10 @@ from anonlab.validation import ParameterError  # noqa: E402
 
 # Papers' conventions: the proposal in black, baselines in gray; one dash pattern per ε.
 METHOD_STYLES: dict[str, dict[str, Any]] = {
-    "tclose_merge": {"color": "tab:red", "linewidth": 1.4, "linestyle": "-",
-                     "label": "Algorithm 1 (merge)"},
-    "tclose_kfirst": {"color": "tab:blue", "linewidth": 1.4, "linestyle": "--",
+    "tclose_merge": {"color": "tab:red", "linewidth": 1.4, "label": "Algorithm 1 (merge)"},
+    "tclose_kfirst": {"color": "tab:blue", "linewidth": 1.4,
                       "label": "Algorithm 2 (k-anonymity first)"},
-    "tclose_tfirst": {"color": "tab:green", "linewidth": 1.4, "linestyle": ":",
+    "tclose_tfirst": {"color": "tab:green", "linewidth": 1.4,
                       "label": "Algorithm 3 (t-closeness first)"},
     "laplace": {"color": "0.55", "linewidth": 1.2, "label": "Laplace"},
     "ir": {"color": "black", "linewidth": 2.2, "linestyle": "-", "label": "IR"},
@@ -89,10 +88,13 @@ def plot_curves(table: pd.DataFrame, spec: FigureSpec) -> Figure:
     series_values = (sorted(means[spec.series].dropna().unique())
                      if spec.series and spec.series in means else [None])
     dashes = {v: SERIES_DASHES[i % len(SERIES_DASHES)] for i, v in enumerate(series_values)}
-    # more series than dash patterns (e.g. one line per t): solid lines along a colormap
+    # one panel per method, or more series than dash patterns (e.g. one line per t):
+    # solid lines along a colormap
+    by_method = spec.facet == "method"
     shades = (dict(zip(series_values, plt.cm.viridis(np.linspace(0, 0.9, len(series_values))),
                        strict=True))
-              if len(series_values) > len(SERIES_DASHES) else {})
+              if (by_method or len(series_values) > len(SERIES_DASHES))
+              and series_values != [None] else {})
     methods = list(spec.methods or means["method"].unique())
     fig, axes = plt.subplots(1, len(facets), figsize=(4.2 * len(facets) + 1.6, 3.6),
                              squeeze=False, sharey=False)
@@ -128,7 +130,11 @@ def plot_curves(table: pd.DataFrame, spec: FigureSpec) -> Figure:
         if facet is not None:
             ax.set_title(_label(spec.facet, facet))
         ax.grid(True, which="major", alpha=0.3)
-    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+        if by_method:
+            ax.legend(fontsize=6, loc="best")
+    if not by_method:
+        axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                           frameon=False)
     if spec.title:
         fig.suptitle(textwrap.fill(spec.title, width=50 * len(facets)), fontsize="medium")
     fig.tight_layout()
