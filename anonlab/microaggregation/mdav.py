@@ -16,7 +16,7 @@ def standardise(values: np.ndarray) -> np.ndarray:
     return (matrix - matrix.mean(axis=0)) / np.where(std > 0, std, 1.0)
 
 
-def _closest(distances: np.ndarray, count: int) -> np.ndarray:
+def closest_positions(distances: np.ndarray, count: int) -> np.ndarray:
     """Positions of the ``count`` smallest finite ``distances``, ties by lowest position."""
     kth = np.partition(distances, count - 1)[count - 1]
     below = np.flatnonzero(distances < kth)
@@ -24,7 +24,7 @@ def _closest(distances: np.ndarray, count: int) -> np.ndarray:
     return np.concatenate([below, equal[: count - len(below)]])
 
 
-class _Remaining:
+class RemainingRecords:
     """Unassigned records, compacted as they are used up so each pass stays O(remaining)."""
 
     def __init__(self, points: np.ndarray) -> None:
@@ -48,7 +48,7 @@ class _Remaining:
         ``inf`` at assigned positions); returns positions."""
         d = distances.copy()
         d[position] = -1.0  # the seed record itself comes first
-        return _closest(d, k)
+        return closest_positions(d, k)
 
     def take(self, positions: np.ndarray) -> np.ndarray:
         """Mark ``positions`` assigned and return their original indices."""
@@ -77,7 +77,7 @@ def mdav(values: np.ndarray, k: int) -> np.ndarray:
     n = len(points)
     k = check_int(k, "k", 1, n)
     labels = np.full(n, -1, dtype=np.int64)
-    rest = _Remaining(points)
+    rest = RemainingRecords(points)
     cluster = 0
     while rest.count >= 3 * k:
         r = int(np.argmax(rest.sq_distances(rest.centroid(), -np.inf)))

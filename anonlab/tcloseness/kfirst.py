@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonlab.microaggregation.mdav import _closest, _Remaining, standardise
+from anonlab.microaggregation.mdav import RemainingRecords, closest_positions, standardise
 from anonlab.tcloseness.emd import OrderedEMD
 from anonlab.tcloseness.merge import EMD_TOLERANCE, check_same_length, merge_until_t_close
 from anonlab.validation import check_int, check_t
@@ -33,7 +33,7 @@ from anonlab.validation import check_int, check_t
 _PREFIX = 128  # candidates sorted by distance per cluster, read before any other search
 
 
-class _Pool(_Remaining):
+class _Pool(RemainingRecords):
     """Unclustered records with their confidential bins, compacted as they are used up.
 
     Squared distances are accumulated column by column, Σ_j (p_j − x_j)² in column order,
@@ -116,7 +116,7 @@ def _generate_cluster(pool: _Pool, emd: OrderedEMD, seed: int, from_seed: np.nda
     dist = np.where(alive, from_seed, np.inf)
     dist[seed] = -1.0  # the seed itself is one of its k closest records
     ahead = min(k + _PREFIX, pool.count)
-    nearest = _closest(dist, ahead)
+    nearest = closest_positions(dist, ahead)
     nearest = nearest[np.lexsort((nearest, dist[nearest]))]  # by (distance, position)
     cluster = nearest[:k].copy()  # the k records closest to x, x included
     counts = np.bincount(pool.bins[cluster], minlength=emd.m).astype(float)
