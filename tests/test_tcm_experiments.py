@@ -54,3 +54,19 @@ def test_t_out_of_range_is_named(compose_config):
 
     with pytest.raises(ParameterError, match="grid.t must be in \\(0, 1\\], got 1.5"):
         build_experiment(compose_config("+experiment=tclose_sizes", "grid.t=[1.5]"))
+
+
+def test_tfirst_merged_is_t_close_where_algorithm_3_is_not():
+    """Tied confidential values break Proposition 2 (TCM §7); merging afterwards restores
+    t-closeness."""
+    from anonlab.tcloseness import OrderedEMD
+    from anonlab.tcloseness.tfirst import tclose_tfirst, tclose_tfirst_merged
+
+    rng = np.random.default_rng(3)
+    qi = rng.normal(size=(400, 3))
+    confidential = rng.choice([1.0, 2.0, 3.0, 10.0], p=[0.6, 0.2, 0.15, 0.05], size=400)
+    emd = OrderedEMD(confidential)
+    plain = emd.of_partition(tclose_tfirst(qi, confidential, 2, 0.1)).max()
+    merged = tclose_tfirst_merged(qi, confidential, 2, 0.1)
+    assert plain > 0.1 >= emd.of_partition(merged).max() - 1e-12
+    assert np.bincount(merged).min() >= 2

@@ -12,7 +12,12 @@ from anonlab.methods.base import Method, Release, postprocess
 from anonlab.methods.individual_ranking import IndividualRankingLaplace, IndividualRankingMethod
 from anonlab.methods.laplace import Laplace
 from anonlab.methods.multivariate import Imdav, ImdavLaplace, ImdavLaplaceComposed, Mdav
-from anonlab.methods.tcloseness import TCloseKFirst, TCloseMerge, TCloseTFirst
+from anonlab.methods.tcloseness import (
+    TCloseKFirst,
+    TCloseMerge,
+    TCloseTFirst,
+    TCloseTFirstMerged,
+)
 from anonlab.validation import check_choice
 
 __all__ = [
@@ -22,7 +27,8 @@ __all__ = [
 METHODS: dict[str, type[Method]] = {
     cls.name: cls
     for cls in (Laplace, IndividualRankingMethod, IndividualRankingLaplace, Mdav, Imdav,
-                ImdavLaplace, ImdavLaplaceComposed, TCloseMerge, TCloseKFirst, TCloseTFirst)
+                ImdavLaplace, ImdavLaplaceComposed, TCloseMerge, TCloseKFirst, TCloseTFirst,
+                TCloseTFirstMerged)
 }
 
 # sdcMicro's vocabulary for the same methods.

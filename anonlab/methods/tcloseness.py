@@ -15,7 +15,7 @@ from anonlab.methods.base import Method, Release, postprocess
 from anonlab.microaggregation import cluster_means
 from anonlab.tcloseness.kfirst import tclose_kfirst
 from anonlab.tcloseness.merge import tclose_merge
-from anonlab.tcloseness.tfirst import tclose_tfirst
+from anonlab.tcloseness.tfirst import tclose_tfirst, tclose_tfirst_merged
 from anonlab.validation import ParameterError, check_int, check_t
 
 Algorithm = Callable[[np.ndarray, np.ndarray, int, float], np.ndarray]
@@ -86,3 +86,12 @@ class TCloseTFirst(TCloseness):
 
     name: ClassVar[str] = "tclose_tfirst"
     algorithm: ClassVar[Algorithm] = staticmethod(tclose_tfirst)
+
+
+@dataclass(frozen=True)
+class TCloseTFirstMerged(TCloseness):
+    """TCM Algorithm 3 followed by Algorithm 1's merging: t-close even with tied
+    confidential values or k' not dividing n, where Algorithm 3 alone may exceed t."""
+
+    name: ClassVar[str] = "tclose_tfirst_merged"
+    algorithm: ClassVar[Algorithm] = staticmethod(tclose_tfirst_merged)

@@ -31,6 +31,8 @@ METHOD_STYLES: dict[str, dict[str, Any]] = {
                       "label": "Algorithm 2 (k-anonymity first)"},
     "tclose_tfirst": {"color": "tab:green", "linewidth": 1.4,
                       "label": "Algorithm 3 (t-closeness first)"},
+    "tclose_tfirst_merged": {"color": "tab:olive", "linewidth": 1.0, "linestyle": "--",
+                             "label": "Algorithm 3 + merging"},
     "laplace": {"color": "0.55", "linewidth": 1.2, "label": "Laplace"},
     "ir": {"color": "black", "linewidth": 2.2, "linestyle": "-", "label": "IR"},
     "ir_laplace": {"color": "black", "linewidth": 1.2, "label": "IR + Laplace"},

@@ -257,3 +257,15 @@ class _Subsets:
             self.subset = self.subset[keep]
             self.alive = np.ones(self.count, dtype=bool)
             self._bounds()
+
+
+def tclose_tfirst_merged(qi: np.ndarray, confidential: np.ndarray, k: int,
+                         t: float) -> np.ndarray:
+    """Algorithm 3 followed by Algorithm 1's merging loop (TCM §5), so every cluster is
+    t-close even where Proposition 2 does not hold (k' not dividing n, tied confidential
+    values); clusters that are already t-close are left as they are."""
+    from anonlab.tcloseness.emd import OrderedEMD
+    from anonlab.tcloseness.merge import merge_until_t_close
+
+    labels = tclose_tfirst(qi, confidential, k, t)
+    return merge_until_t_close(standardise(qi), labels, OrderedEMD(confidential), t)
