@@ -57,3 +57,12 @@ def check_t(t: object, name: str = "t") -> float:
     if not (0 < value <= 1):
         raise ParameterError(f"{name} must be in (0, 1], got {t!r}")
     return value
+
+
+# Checks of the method parameters that grid axes carry, by axis name; data-dependent
+# upper bounds (k ≤ n, m ≤ #attributes) are checked where the data set is known.
+AXIS_CHECKS = {
+    "epsilon": check_epsilon,
+    "k": lambda value, name="k": check_int(value, name, 1),
+    "t": check_t,
+}

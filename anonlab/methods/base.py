@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from anonlab.datasets import Dataset
+from anonlab.validation import AXIS_CHECKS
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,11 @@ class Method(ABC):
     name: ClassVar[str]
     axes: ClassVar[tuple[str, ...]]
     randomized: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        """Check (and normalise the type of) every parameter the method declares."""
+        for axis in self.axes:
+            object.__setattr__(self, axis, AXIS_CHECKS[axis](getattr(self, axis), axis))
 
     @abstractmethod
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:

@@ -18,7 +18,7 @@ from anonlab.methods.base import Method, Release, codes_of, postprocess, split_k
 from anonlab.methods.categorical import centroid_codes, private_centroid_codes, ranking_clusters
 from anonlab.microaggregation import individual_ranking
 from anonlab.semantics import order_path_sensitivity
-from anonlab.validation import check_epsilon, check_int
+from anonlab.validation import check_int
 
 
 def _categorical_clusters(dataset: Dataset, k: int) -> dict[int, np.ndarray]:
@@ -38,9 +38,6 @@ class IndividualRankingMethod(Method):
     name: ClassVar[str] = "ir"
     axes: ClassVar[tuple[str, ...]] = ("k",)
     randomized: ClassVar[bool] = False
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "k", check_int(self.k, "k", 1))
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         k = check_int(self.k, "k", 1, dataset.n)
@@ -70,10 +67,6 @@ class IndividualRankingLaplace(Method):
     epsilon: float
     name: ClassVar[str] = "ir_laplace"
     axes: ClassVar[tuple[str, ...]] = ("k", "epsilon")
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "k", check_int(self.k, "k", 1))
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         attrs = dataset.protected_attributes

@@ -12,7 +12,6 @@ from anonlab.mechanisms import LaplaceMechanism, attribute_budget, record_sensit
 from anonlab.methods.base import Method, Release, codes_of, postprocess, split_kinds
 from anonlab.methods.categorical import private_record_codes
 from anonlab.semantics import value_change_sensitivity
-from anonlab.validation import check_epsilon
 
 
 @dataclass(frozen=True)
@@ -23,9 +22,6 @@ class Laplace(Method):
     epsilon: float
     name: ClassVar[str] = "laplace"
     axes: ClassVar[tuple[str, ...]] = ("epsilon",)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         attrs = dataset.protected_attributes

@@ -14,7 +14,7 @@ from anonlab.methods.base import Method, Release, codes_of, postprocess, split_k
 from anonlab.methods.categorical import centroid_codes, private_centroid_codes
 from anonlab.microaggregation import cluster_means, insensitive_labels, mdav
 from anonlab.semantics import marginality_rank, value_change_sensitivity
-from anonlab.validation import ParameterError, check_epsilon, check_int
+from anonlab.validation import ParameterError, check_int
 
 
 def _order_coordinates(dataset: Dataset) -> np.ndarray:
@@ -63,9 +63,6 @@ class Mdav(Method):
     axes: ClassVar[tuple[str, ...]] = ("k",)
     randomized: ClassVar[bool] = False
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "k", check_int(self.k, "k", 1))
-
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         if split_kinds(dataset)[1]:
             raise ParameterError("mdav handles numerical attributes only; the protected "
@@ -85,9 +82,6 @@ class Imdav(Method):
     name: ClassVar[str] = "imdav"
     axes: ClassVar[tuple[str, ...]] = ("k",)
     randomized: ClassVar[bool] = False
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "k", check_int(self.k, "k", 1))
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         labels = _insensitive_clusters(dataset, check_int(self.k, "k", 1, dataset.n))
@@ -111,10 +105,6 @@ class ImdavLaplace(Method):
     name: ClassVar[str] = "imdav_laplace"
     axes: ClassVar[tuple[str, ...]] = ("k", "epsilon")
     compose: ClassVar[bool] = False
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "k", check_int(self.k, "k", 1))
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         attrs = dataset.protected_attributes

@@ -16,7 +16,7 @@ from anonlab.microaggregation import cluster_means
 from anonlab.tcloseness.kfirst import tclose_kfirst
 from anonlab.tcloseness.merge import tclose_merge
 from anonlab.tcloseness.tfirst import tclose_tfirst, tclose_tfirst_merged
-from anonlab.validation import ParameterError, check_int, check_t
+from anonlab.validation import ParameterError, check_int
 
 Algorithm = Callable[[np.ndarray, np.ndarray, int, float], np.ndarray]
 
@@ -44,10 +44,6 @@ class TCloseness(Method):
     axes: ClassVar[tuple[str, ...]] = ("k", "t")
     randomized: ClassVar[bool] = False
     algorithm: ClassVar[Algorithm]
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "k", check_int(self.k, "k", 1))
-        object.__setattr__(self, "t", check_t(self.t))
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         qis, confidential = roles(dataset)

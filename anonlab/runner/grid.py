@@ -10,7 +10,7 @@ from typing import Any
 from anonlab.datasets import Dataset
 from anonlab.methods import Method, make_method, method_class
 from anonlab.runner.seeds import cell_id
-from anonlab.validation import ParameterError, check_epsilon, check_int, check_t
+from anonlab.validation import AXIS_CHECKS, ParameterError, check_int
 
 # Grid axes that select a view of the data set rather than a method parameter.
 DATASET_AXES: tuple[str, ...] = ("m",)
@@ -42,12 +42,10 @@ def check_grid(grid: Mapping[str, Sequence[Any]], dataset: Dataset) -> dict[str,
             values = [values]
         if len(values) == 0:
             raise ParameterError(f"grid.{axis} is empty")
-        if axis == "epsilon":
-            checked[axis] = [check_epsilon(v, "grid.epsilon") for v in values]
-        elif axis == "k":
+        if axis == "k":
             checked[axis] = [check_int(v, "grid.k", 1, dataset.n) for v in values]
-        elif axis == "t":
-            checked[axis] = [check_t(v, "grid.t") for v in values]
+        elif axis in AXIS_CHECKS:
+            checked[axis] = [AXIS_CHECKS[axis](v, f"grid.{axis}") for v in values]
         elif axis == "m":
             checked[axis] = [check_int(v, "grid.m", 1, len(dataset.attributes)) for v in values]
         else:
