@@ -6,18 +6,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference import direct_emd
 
 from anonlab.tcloseness import OrderedEMD, proposition_1_bound, proposition_2_bound
 
 SETTINGS = settings(max_examples=80, deadline=None, derandomize=True, database=None)
-
-
-def direct_emd(cluster: np.ndarray, whole: np.ndarray) -> float:
-    """TCM §2.2: 1/(m − 1) Σ_i |Σ_{j≤i} (p_j − q_j)| over the m distinct values."""
-    values = np.unique(whole)
-    p = np.array([(cluster == v).mean() for v in values])
-    q = np.array([(whole == v).mean() for v in values])
-    return float(np.abs(np.cumsum(p - q)).sum() / max(len(values) - 1, 1))
 
 
 data = st.lists(st.integers(0, 6), min_size=3, max_size=25).map(np.array)

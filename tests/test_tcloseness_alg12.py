@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from reference import direct_emd
 
 from anonlab.microaggregation import mdav, standardise
 from anonlab.tcloseness import OrderedEMD, kfirst
@@ -22,14 +23,6 @@ from anonlab.tcloseness.merge import (
 from anonlab.validation import ParameterError
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None)
-
-
-def direct_emd(cluster: np.ndarray, whole: np.ndarray) -> float:
-    """TCM §2.2: 1/(m − 1) Σ_i |Σ_{j≤i} (p_j − q_j)| over the m distinct values."""
-    values = np.unique(whole)
-    p = np.array([(cluster == v).mean() for v in values])
-    q = np.array([(whole == v).mean() for v in values])
-    return float(np.abs(np.cumsum(p - q)).sum() / max(len(values) - 1, 1))
 
 
 def reference_kfirst(qi: np.ndarray, confidential: np.ndarray, k: int, t: float) -> np.ndarray:

@@ -15,6 +15,8 @@ from fractions import Fraction
 import numpy as np
 
 from anonlab.microaggregation.mdav import standardise
+from anonlab.tcloseness.emd import OrderedEMD
+from anonlab.tcloseness.merge import merge_until_t_close
 from anonlab.validation import ParameterError, check_choice, check_int, check_t
 
 ROUNDINGS = ("floor", "ceil")
@@ -264,8 +266,5 @@ def tclose_tfirst_merged(qi: np.ndarray, confidential: np.ndarray, k: int,
     """Algorithm 3 followed by Algorithm 1's merging loop (TCM §5), so every cluster is
     t-close even where Proposition 2 does not hold (k' not dividing n, tied confidential
     values); clusters that are already t-close are left as they are."""
-    from anonlab.tcloseness.emd import OrderedEMD
-    from anonlab.tcloseness.merge import merge_until_t_close
-
     labels = tclose_tfirst(qi, confidential, k, t)
     return merge_until_t_close(standardise(qi), labels, OrderedEMD(confidential), t)
