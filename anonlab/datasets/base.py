@@ -32,6 +32,8 @@ class Attribute:
         (DP-IR §3.4).
     integer : the source holds whole numbers; released noisy values are rounded.
     discrete : histograms use one bin per value instead of 100 equal bins (DP-IR §4.2).
+    alpha : the α of a domain set by the rule [0, α·max] (DP-IR §4.1, iDP §4.1); ``None``
+        for a declared domain.
     """
 
     name: str
@@ -41,6 +43,7 @@ class Attribute:
     integer: bool = False
     discrete: bool = False
     taxonomy: Taxonomy | None = None
+    alpha: float | None = None
 
     @property
     def categorical(self) -> bool:
@@ -94,6 +97,23 @@ class Dataset:
         """A view protecting the first ``m`` attributes (DP-IR §4.2: m ∈ {1, 8, 13})."""
         m = check_int(m, "m", 1, len(self.attributes))
         return replace(self, protected=tuple(a.name for a in self.attributes[:m]))
+
+    def with_alpha(self, alpha: float) -> Dataset:
+        """The data set with every rule-based domain set to [0, α·max] (iDP §4.1:
+        α ∈ {1.5, 3.0}); declared domains are kept."""
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not alpha >= 1:
+            raise ParameterError(f"alpha must be a number >= 1 so that [0, alpha*max] holds "
+                                 f"the data, got {alpha!r}")
+        if not any(a.alpha is not None for a in self.attributes):
+            raise ParameterError(f"data set {self.name!r} declares every domain "
+                                 "(dataset.domains), so alpha cannot change them")
+        alpha = float(alpha)
+        attributes = tuple(
+            replace(a, alpha=alpha,
+                    domain=(0.0, alpha * float(self.frame[a.name].to_numpy(dtype=float).max())))
+            if a.alpha is not None else a
+            for a in self.attributes)
+        return replace(self, attributes=attributes)
 
     @cached_property
     def protected_values(self) -> np.ndarray:

@@ -150,6 +150,7 @@ def build_dataset(
                 domain=numeric_domain(column, values, alpha, domains.get(column)),
                 integer=bool(np.all(values == np.round(values))),
                 discrete=column in discrete_set,
+                alpha=None if column in domains else float(alpha),
             )
         )
         columns[column] = values

@@ -3,6 +3,9 @@
 from anonlab.mechanisms.laplace import LaplaceMechanism
 from anonlab.mechanisms.sensitivity import (
     attribute_budget,
+    centroid_global_sensitivity,
+    centroid_local_sensitivity,
+    cluster_based_local_sensitivity,
     individual_ranking_sensitivity,
     insensitive_microaggregation_sensitivity,
     record_sensitivity,
@@ -11,6 +14,9 @@ from anonlab.mechanisms.sensitivity import (
 __all__ = [
     "LaplaceMechanism",
     "attribute_budget",
+    "centroid_global_sensitivity",
+    "centroid_local_sensitivity",
+    "cluster_based_local_sensitivity",
     "individual_ranking_sensitivity",
     "insensitive_microaggregation_sensitivity",
     "record_sensitivity",

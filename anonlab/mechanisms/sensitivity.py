@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -32,3 +34,34 @@ def insensitive_microaggregation_sensitivity(width: ArrayLike, n_clusters: int,
     Δ(A)/k, so (n/k)·Δ(A)/k (DP-IR §2.4, §3.1). ``n_clusters`` = ⌊n/k⌋ is the exact
     number of released centroids."""
     return check_int(n_clusters, "n_clusters", 1) * individual_ranking_sensitivity(width, k)
+
+
+def centroid_global_sensitivity(width: ArrayLike, sizes: ArrayLike) -> np.ndarray:
+    """Global sensitivity of each cluster's mean, (max A − min A)/|C_j| (iDP §3.1, DP-UM):
+    ``(p, m)`` from ``(m,)`` domain widths and ``(p,)`` cluster sizes."""
+    return np.asarray(width, dtype=float)[None, :] / np.asarray(sizes, dtype=float)[:, None]
+
+
+def centroid_local_sensitivity(smallest: ArrayLike, largest: ArrayLike, low: ArrayLike,
+                               high: ArrayLike, sizes: ArrayLike) -> np.ndarray:
+    """Local sensitivity of each cluster's mean (iDP Proposition 2):
+    max{max A − min_{x∈C} x, max_{x∈C} x − min A} / |C|, as ``(p, m)``."""
+    spread = np.maximum(np.asarray(high, dtype=float) - np.asarray(smallest, dtype=float),
+                        np.asarray(largest, dtype=float) - np.asarray(low, dtype=float))
+    return spread / np.asarray(sizes, dtype=float)[:, None]
+
+
+def cluster_based_local_sensitivity(smallest: Sequence[ArrayLike], largest: Sequence[ArrayLike],
+                                    sizes: ArrayLike) -> np.ndarray:
+    """Local sensitivity of each pre-processed cluster mean (iDP Proposition 3, Expr. (1)).
+
+    ``smallest`` = (x_min, x_min', x_min''), ``largest`` = (x_max, x_max', x_max''), the
+    three smallest and largest values of each cluster (ties counted), each ``(p, m)``.
+    """
+    x_min, x_min1, x_min2 = (np.asarray(v, dtype=float) for v in smallest)
+    x_max, x_max1, x_max2 = (np.asarray(v, dtype=float) for v in largest)
+    # iDP Prop. 3, Expr. (2): the smallest value moves above the largest
+    up = np.abs(x_max - x_min1) + np.abs(x_min2 - x_min1) + np.abs(x_max - x_max1)
+    # iDP Prop. 3, Expr. (3): the largest value moves below the smallest
+    down = np.abs(x_min - x_max1) + np.abs(x_max2 - x_max1) + np.abs(x_min - x_min1)
+    return np.maximum(up, down) / np.asarray(sizes, dtype=float)[:, None]

@@ -1,6 +1,6 @@
 """The method registry: every paper method by one name, usable from config and Python.
 
-Adding a method is one module, one line in :data:`METHODS` and one ``conf/method`` yaml.
+Adding a method is one module and one entry in :data:`METHODS`.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from anonlab.methods.base import Method, Release, postprocess
+from anonlab.methods.idp import Dp, DpUm, IdpCbls, IdpLs, Original
 from anonlab.methods.individual_ranking import IndividualRankingLaplace, IndividualRankingMethod
 from anonlab.methods.laplace import Laplace
 from anonlab.methods.multivariate import Imdav, ImdavLaplace, ImdavLaplaceComposed, Mdav
@@ -28,7 +29,7 @@ METHODS: dict[str, type[Method]] = {
     cls.name: cls
     for cls in (Laplace, IndividualRankingMethod, IndividualRankingLaplace, Mdav, Imdav,
                 ImdavLaplace, ImdavLaplaceComposed, TCloseMerge, TCloseKFirst, TCloseTFirst,
-                TCloseTFirstMerged)
+                TCloseTFirstMerged, Dp, DpUm, IdpLs, IdpCbls, Original)
 }
 
 # sdcMicro's vocabulary for the same methods.

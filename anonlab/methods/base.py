@@ -24,7 +24,9 @@ class Release:
     values : ``(n, m)`` released values of ``dataset.protected``, post-processed.
     labels : ``(n, m)`` cluster label of each record per protected attribute, or ``None``
         for methods that do not cluster.
-    scale : Laplace scale used per protected attribute, or ``None`` without noise.
+    scale : Laplace scale used per protected attribute, ``(m,)``, or per cluster and
+        attribute, ``(n_clusters, m)``, when it varies by cluster (iDP); ``None`` without
+        noise.
     seconds : wall time of the ``protect`` call, set by the runner.
     """
 
@@ -64,6 +66,12 @@ class Method(ABC):
         """Check (and normalise the type of) every parameter the method declares."""
         for axis in self.axes:
             object.__setattr__(self, axis, AXIS_CHECKS[axis](getattr(self, axis), axis))
+
+    def check_dataset(self, dataset: Dataset) -> None:
+        """Raise a :class:`~anonlab.validation.ParameterError` if the method cannot protect
+        ``dataset`` (called when the grid is expanded, before any work); by default
+        every data set is accepted."""
+        return None
 
     @abstractmethod
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:

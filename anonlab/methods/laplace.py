@@ -22,6 +22,8 @@ class Laplace(Method):
     epsilon: float
     name: ClassVar[str] = "laplace"
     axes: ClassVar[tuple[str, ...]] = ("epsilon",)
+    # DP-IR §4.3 releases whole numbers for whole-number attributes; iDP §4.1 only clips
+    round_integers: ClassVar[bool] = True
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         attrs = dataset.protected_attributes
@@ -41,4 +43,5 @@ class Laplace(Method):
             # DP-IR §3.4: exponential mechanism on −δ(x, c), Δ = max |δ(a, c) − δ(b, c)|
             noisy[:, j] = private_record_codes(taxonomy, codes_of(values, j), budget,
                                                value_change_sensitivity(taxonomy), rng)
-        return Release(dataset, postprocess(dataset, noisy, noisy=True), scale=scale)
+        return Release(dataset, postprocess(dataset, noisy, noisy=self.round_integers),
+                       scale=scale)

@@ -8,8 +8,9 @@ from anonlab.microaggregation.individual_ranking import (
 )
 from anonlab.microaggregation.insensitive import domain_order, insensitive_labels
 from anonlab.microaggregation.mdav import mdav, standardise
+from anonlab.microaggregation.preprocessing import preprocessed_centroids
 
 __all__ = [
     "IndividualRanking", "cluster_means", "domain_order", "individual_ranking",
-    "insensitive_labels", "mdav", "ranking_labels", "standardise",
+    "insensitive_labels", "mdav", "preprocessed_centroids", "ranking_labels", "standardise",
 ]

@@ -26,16 +26,36 @@ class IndividualRanking:
     labels : ``(n, m)`` int array, cluster of each record in each attribute's ranking.
     centroids : ``(n // k, m)`` cluster means, cluster ``j`` of attribute ``a`` at ``[j, a]``.
     sizes : ``(n // k,)`` cluster sizes (shared by all attributes).
+    ordered : ``(n, m)`` each column sorted; cluster ``j`` holds rows
+        ``starts[j] : starts[j] + sizes[j]`` of it.
+    starts : ``(n // k,)`` first sorted row of each cluster.
     """
 
     labels: np.ndarray
     centroids: np.ndarray
     sizes: np.ndarray
+    ordered: np.ndarray
+    starts: np.ndarray
 
     @property
     def n_clusters(self) -> int:
         """⌊n/k⌋."""
         return len(self.sizes)
+
+    @property
+    def sums(self) -> np.ndarray:
+        """``(n // k, m)`` sum of each cluster's values."""
+        return np.add.reduceat(self.ordered, self.starts, axis=0)
+
+    def smallest(self, r: int = 0) -> np.ndarray:
+        """``(n // k, m)`` the (r+1)-th smallest value of each cluster (ties counted, so
+        in {3, 3, 4} the second smallest is 3, as iDP §3.2.2 defines it)."""
+        return self.ordered[self.starts + check_int(r, "r", 0, int(self.sizes.min()) - 1)]
+
+    def largest(self, r: int = 0) -> np.ndarray:
+        """``(n // k, m)`` the (r+1)-th largest value of each cluster, ties counted."""
+        r = check_int(r, "r", 0, int(self.sizes.min()) - 1)
+        return self.ordered[self.starts + self.sizes - 1 - r]
 
     def release(self) -> np.ndarray:
         """The microaggregated matrix X^M: every value replaced by its cluster centroid."""
@@ -61,4 +81,5 @@ def individual_ranking(values: np.ndarray, k: int) -> IndividualRanking:
     centroids = np.add.reduceat(ordered, starts, axis=0) / sizes[:, None]
     labels = np.empty_like(order)
     np.put_along_axis(labels, order, np.broadcast_to(rank_labels[:, None], order.shape), axis=0)
-    return IndividualRanking(labels=labels, centroids=centroids, sizes=sizes)
+    return IndividualRanking(labels=labels, centroids=centroids, sizes=sizes, ordered=ordered,
+                             starts=starts)

@@ -21,12 +21,6 @@ from anonlab.runner.seeds import rng_for
 Job = tuple[int, Cell, int]  # (cell index, cell, repetition)
 
 
-def dataset_view(dataset: Dataset, cell: Cell) -> Dataset:
-    """The data set as the cell protects it (the first ``m`` attributes if ``m`` is set)."""
-    params = cell.param_dict
-    return dataset.protect_first(params["m"]) if "m" in params else dataset
-
-
 def run_job(
     view: Dataset,
     job: Job,
@@ -63,7 +57,7 @@ def run_batch(dataset: Dataset, jobs: Sequence[Job], master_seed: int, metrics: 
         cell = job[1]
         key = tuple(v for a, v in cell.params if a in DATASET_AXES)
         if key not in views:
-            views[key] = dataset_view(dataset, cell)
+            views[key] = cell.view(dataset)
         view = views[key]
         rows.extend(run_job(view, job, master_seed, metrics, metrics_by_attribute))
     return len(jobs), rows
@@ -114,7 +108,7 @@ def tidy_table(rows: list[dict[str, Any]], cells: Sequence[Cell], dataset: str) 
     axes = list(dict.fromkeys(a for cell in cells for a, _ in cell.params))
     for axis in axes:
         values = frame[axis]
-        if axis in ("k", *DATASET_AXES):
+        if axis in ("k", "m"):
             frame[axis] = values.astype("Int64")
         elif pd.api.types.is_numeric_dtype(values):
             frame[axis] = values.astype(float)

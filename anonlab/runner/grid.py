@@ -13,7 +13,7 @@ from anonlab.runner.seeds import cell_id
 from anonlab.validation import AXIS_CHECKS, ParameterError, check_int
 
 # Grid axes that select a view of the data set rather than a method parameter.
-DATASET_AXES: tuple[str, ...] = ("m",)
+DATASET_AXES: tuple[str, ...] = ("m", "alpha")
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,14 @@ class Cell:
         """The method instance of this cell."""
         return make_method(self.method, {k: v for k, v in self.params if k not in DATASET_AXES})
 
+    def view(self, dataset: Dataset) -> Dataset:
+        """The data set as this cell protects it: domains [0, α·max] if ``alpha`` is set
+        (iDP §4.1), the first ``m`` attributes if ``m`` is set (DP-IR §4.2)."""
+        params = self.param_dict
+        if "alpha" in params:
+            dataset = dataset.with_alpha(params["alpha"])
+        return dataset.protect_first(params["m"]) if "m" in params else dataset
+
 
 def check_grid(grid: Mapping[str, Sequence[Any]], dataset: Dataset) -> dict[str, list[Any]]:
     """Validate every grid value against its parameter's range and the data set."""
@@ -48,6 +56,13 @@ def check_grid(grid: Mapping[str, Sequence[Any]], dataset: Dataset) -> dict[str,
             checked[axis] = [AXIS_CHECKS[axis](v, f"grid.{axis}") for v in values]
         elif axis == "m":
             checked[axis] = [check_int(v, "grid.m", 1, len(dataset.attributes)) for v in values]
+        elif axis == "alpha":
+            for value in values:
+                try:
+                    dataset.with_alpha(value)
+                except ParameterError as error:
+                    raise ParameterError(f"grid.alpha={value!r}: {error}") from None
+            checked[axis] = [float(v) for v in values]
         else:
             checked[axis] = list(values)
     return checked
@@ -73,6 +88,8 @@ def expand_grid(
             params = tuple(zip(axes, combo, strict=True))
             key = {"dataset": dataset.name, "method": cls.name, **dict(params)}
             cell = Cell(method=cls.name, params=params, dataset=dataset.name, id=cell_id(key))
-            cell.build()  # validates the parameter values before any work
+            # validates the parameter values, and the data set against the method, before
+            # any work
+            cell.build().check_dataset(cell.view(dataset))
             cells.append(cell)
     return cells

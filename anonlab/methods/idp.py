@@ -1,0 +1,144 @@
+"""The four mechanisms of the iDP paper (§3): DP, DP-UM, iDP-LS and iDP-CBLS.
+
+All protect numerical attributes only, spend ε/m per attribute (sequential composition,
+iDP §3.1) and, except plain DP, microaggregate each attribute by individual ranking
+(clusters of k..2k−1 consecutive values), then add one Laplace draw per cluster, shared
+by its records, scaled to the sensitivity of that cluster's centroid (iDP Algorithm 1,
+lines 08–12). Outputs are clipped to the domain (iDP §4.1); they are not rounded.
+
+The sensitivities bound the change of one cluster's centroid when one of the cluster's
+records changes, the clustering held fixed, as the paper's parallel-composition argument
+does; docs/reproduction-notes.md reports what happens when a change also re-ranks records.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from anonlab.datasets import Dataset
+from anonlab.mechanisms import (
+    LaplaceMechanism,
+    attribute_budget,
+    centroid_global_sensitivity,
+    centroid_local_sensitivity,
+    cluster_based_local_sensitivity,
+)
+from anonlab.methods.base import Method, Release, postprocess
+from anonlab.methods.laplace import Laplace
+from anonlab.microaggregation import IndividualRanking, individual_ranking, preprocessed_centroids
+from anonlab.validation import ParameterError, check_int
+
+CBLS_MIN_K = 3  # iDP Proposition 3: every cluster holds at least three values
+
+
+def check_numerical(dataset: Dataset, method: str) -> None:
+    """iDP masks numerical attributes only (iDP §5 leaves other attributes to future work)."""
+    categorical = [a.name for a in dataset.protected_attributes if a.categorical]
+    if categorical:
+        raise ParameterError(f"method {method!r} protects numerical attributes only; "
+                             f"{categorical} are categorical")
+
+
+@dataclass(frozen=True)
+class Dp(Laplace):
+    """DP of iDP §4.1: Laplace noise on every value with the global sensitivity of a record,
+    the domain width, and budget ε/m (the same mechanism as DP-IR's plain Laplace)."""
+
+    name: ClassVar[str] = "dp"
+    round_integers: ClassVar[bool] = False  # iDP §4.1 only clips to the domain
+
+    def check_dataset(self, dataset: Dataset) -> None:
+        check_numerical(dataset, self.name)
+
+
+@dataclass(frozen=True)
+class ClusterNoise(Method):
+    """Individual ranking, then one Laplace draw per cluster and attribute with scale
+    (centroid sensitivity)/(ε/m) (iDP Algorithm 1). Subclasses give the centroid and its
+    sensitivity."""
+
+    k: int
+    epsilon: float
+    axes: ClassVar[tuple[str, ...]] = ("k", "epsilon")
+
+    def check_dataset(self, dataset: Dataset) -> None:
+        check_numerical(dataset, self.name)
+        check_int(self.k, "k", 1, dataset.n)
+
+    @abstractmethod
+    def centroids_and_sensitivity(self, ranking: IndividualRanking, low: np.ndarray,
+                                  high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(p, m)`` centroids and the ``(p, m)`` sensitivity of each."""
+
+    def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
+        self.check_dataset(dataset)
+        attrs = dataset.protected_attributes
+        low = np.array([a.domain[0] for a in attrs], dtype=float)
+        high = np.array([a.domain[1] for a in attrs], dtype=float)
+        ranking = individual_ranking(dataset.protected_values, self.k)
+        centroids, sensitivity = self.centroids_and_sensitivity(ranking, low, high)
+        # iDP §3.1: ε = Σ ε_a with ε_a = ε/m; Algorithm 1 line 11: Laplace(0, Δc_j^a/ε_a)
+        mechanism = LaplaceMechanism(sensitivity, attribute_budget(self.epsilon, len(attrs)))
+        # iDP Algorithm 1 line 12: every record of the cluster gets the same noisy centroid
+        noisy = np.take_along_axis(mechanism.randomise(centroids, rng), ranking.labels, axis=0)
+        return Release(dataset, postprocess(dataset, noisy, noisy=False), labels=ranking.labels,
+                       scale=np.asarray(mechanism.scale))
+
+
+@dataclass(frozen=True)
+class DpUm(ClusterNoise):
+    """DP-UM (iDP §3.1): cluster means with global sensitivity (max A − min A)/|C_j|."""
+
+    name: ClassVar[str] = "dp_um"
+
+    def centroids_and_sensitivity(self, ranking, low, high):
+        return ranking.centroids, centroid_global_sensitivity(high - low, ranking.sizes)
+
+
+@dataclass(frozen=True)
+class IdpLs(ClusterNoise):
+    """iDP-LS (iDP §3.2.1): cluster means with the local sensitivity of Proposition 2."""
+
+    name: ClassVar[str] = "idp_ls"
+
+    def centroids_and_sensitivity(self, ranking, low, high):
+        return ranking.centroids, centroid_local_sensitivity(
+            ranking.smallest(0), ranking.largest(0), low, high, ranking.sizes)
+
+
+@dataclass(frozen=True)
+class IdpCbls(ClusterNoise):
+    """iDP-CBLS (iDP §3.2.2): each cluster's extreme values replaced by the second
+    extreme ones, then the mean of the pre-processed cluster with the cluster-based local
+    sensitivity of Proposition 3; needs k ≥ 3."""
+
+    name: ClassVar[str] = "idp_cbls"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.k < CBLS_MIN_K:
+            raise ParameterError(f"method 'idp_cbls' needs k >= {CBLS_MIN_K} (iDP Proposition 3:"
+                                 f" clusters of at least three values), got k={self.k}")
+
+    def centroids_and_sensitivity(self, ranking, low, high):
+        smallest = tuple(ranking.smallest(r) for r in range(3))
+        largest = tuple(ranking.largest(r) for r in range(3))
+        return preprocessed_centroids(ranking), cluster_based_local_sensitivity(
+            smallest, largest, ranking.sizes)
+
+
+@dataclass(frozen=True)
+class Original(Method):
+    """The original data, unprotected: the upper bound of the classification experiments
+    (iDP §4.2, "original training data")."""
+
+    name: ClassVar[str] = "original"
+    axes: ClassVar[tuple[str, ...]] = ()
+    randomized: ClassVar[bool] = False
+
+    def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
+        return Release(dataset, np.array(dataset.protected_values, copy=True))
