@@ -21,8 +21,9 @@ def load_dataset(config: Mapping[str, Any]) -> Dataset:
     Keys: ``name``, ``loader`` (one of :data:`LOADERS`), ``attributes`` (numerical
     columns in order; ``numeric`` is an alias for CSV users), and optionally ``path``
     (csv), ``alpha``, ``domains``, ``roles``, ``discrete``, ``categorical``
-    (``{column: taxonomy}``); a loader listed in :data:`~anonlab.datasets.loaders.READER_OPTIONS`
-    also receives those keys (``patient_discharge``: ``path``, ``n``, ``seed``).
+    (``{column: taxonomy}``), ``target`` (``{column, threshold, labels}``); a loader
+    listed in :data:`~anonlab.datasets.loaders.READER_OPTIONS` also receives those keys
+    (``patient_discharge``: ``path``, ``n``, ``seed``).
     """
     loader = check_choice(config.get("loader"), "dataset.loader", LOADERS)
     options = {key: config[key] for key in READER_OPTIONS.get(loader, ())
@@ -38,4 +39,5 @@ def load_dataset(config: Mapping[str, Any]) -> Dataset:
         roles=config.get("roles") or {},
         discrete=config.get("discrete", False),
         categorical=config.get("categorical") or {},
+        target=config.get("target") or None,
     )

@@ -9,6 +9,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from anonlab.microaggregation import SortedColumns, sort_columns
 from anonlab.semantics import Taxonomy
 from anonlab.validation import ParameterError, check_int
 
@@ -64,13 +65,15 @@ class Dataset:
 
     ``attributes`` lists the analysed attributes in order; ``protected`` names those a
     method protects (by default all of them). Metrics are computed on ``protected`` only;
-    the other attributes are released unchanged.
+    the other attributes are released unchanged. ``target`` holds the class label of each
+    record for classification metrics (iDP §4.2); it is never released or protected.
     """
 
     name: str
     frame: pd.DataFrame
     attributes: tuple[Attribute, ...]
     protected: tuple[str, ...] = field(default=())
+    target: pd.Series | None = None
 
     def __post_init__(self) -> None:
         if not self.protected:
@@ -127,3 +130,16 @@ class Dataset:
         values = np.column_stack(columns) if columns else np.empty((self.n, 0))
         values.setflags(write=False)
         return values
+
+    @cached_property
+    def sorted_protected(self) -> SortedColumns:
+        """:attr:`protected_values` sorted per column, computed once: individual ranking
+        at every k and repetition reuses it."""
+        return sort_columns(self.protected_values)
+
+    @cached_property
+    def protected_variance(self) -> np.ndarray:
+        """Sample variance (ddof = 1) of each protected attribute, computed once."""
+        variance = self.protected_values.var(axis=0, ddof=1)
+        variance.setflags(write=False)
+        return variance

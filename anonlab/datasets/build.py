@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -86,6 +87,30 @@ def numeric_domain(
     return low, high
 
 
+def class_labels(frame: pd.DataFrame, target: Mapping[str, Any], source: str) -> pd.Series:
+    """Two classes from a numerical column: ``labels[1]`` where the value exceeds
+    ``threshold``, else ``labels[0]`` (iDP §4.2: ERNVAL > 30,000, QUALITY > 6)."""
+    unknown = set(target) - {"column", "threshold", "labels"}
+    if unknown:
+        raise ParameterError(f"{source}: dataset.target has unknown key(s) {sorted(unknown)}; "
+                             "expected column, threshold, labels")
+    column = target.get("column")
+    threshold = target.get("threshold")
+    labels = list(target.get("labels") or ())
+    if not isinstance(column, str):
+        raise ParameterError(f"{source}: dataset.target.column must name a column, got {column!r}")
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+        raise ParameterError(f"{source}: dataset.target.threshold must be a number, "
+                             f"got {threshold!r}")
+    if len(labels) != 2 or len(set(map(str, labels))) != 2:
+        raise ParameterError(f"{source}: dataset.target.labels must be two distinct names, "
+                             f"got {labels!r}")
+    values = numeric_column(frame, column, source)
+    names = np.array([str(labels[0]), str(labels[1])], dtype=object)
+    return pd.Series(names[(values > float(threshold)).astype(int)], name=column,
+                     index=pd.RangeIndex(len(frame)))
+
+
 def build_dataset(
     name: str,
     frame: pd.DataFrame,
@@ -96,6 +121,7 @@ def build_dataset(
     roles: Mapping[str, str] | None = None,
     discrete: bool | Sequence[str] = False,
     categorical: Mapping[str, str] | None = None,
+    target: Mapping[str, Any] | None = None,
 ) -> Dataset:
     """Validate the ``attributes`` of ``frame`` and build a :class:`Dataset`.
 
@@ -111,6 +137,8 @@ def build_dataset(
     discrete : ``True``/``False`` for all attributes, or the list of discrete ones
         (one histogram bin per value in JSD); categorical attributes are always discrete.
     categorical : ``{column: taxonomy name}`` of the categorical attributes (DP-IR §3.4).
+    target : ``{column, threshold, labels}``: the class of each record for classification
+        metrics, ``labels[1]`` where ``column > threshold`` (see :func:`class_labels`).
     """
     domains = dict(domains or {})
     roles = dict(roles or {})
@@ -155,4 +183,5 @@ def build_dataset(
         )
         columns[column] = values
     clean = pd.DataFrame(columns, index=pd.RangeIndex(len(frame)))
-    return Dataset(name=name, frame=clean, attributes=tuple(specs))
+    classes = class_labels(frame, target, f"dataset {name!r}") if target else None
+    return Dataset(name=name, frame=clean, attributes=tuple(specs), target=classes)

@@ -41,6 +41,12 @@ def read_adult() -> pd.DataFrame:
     return frame
 
 
+def read_wine() -> pd.DataFrame:
+    """UCI Wine Quality, white wines: 4,898 records × 11 attributes + quality (iDP §4);
+    vendored comma-separated (the UCI file uses semicolons, data_fetch/sources.toml)."""
+    return pd.read_csv(data_fetch.raw_path("winequality-white.csv"))
+
+
 def read_csv(path: str | None) -> pd.DataFrame:
     """A user's CSV file (comma-separated, one header line)."""
     if not path:
@@ -51,7 +57,7 @@ def read_csv(path: str | None) -> pd.DataFrame:
     return pd.read_csv(file)
 
 
-READERS = {"census": read_census, "adult": read_adult,
+READERS = {"census": read_census, "adult": read_adult, "wine": read_wine,
            "patient_discharge": read_patient_discharge}
 # Dataset config keys a reader takes as keyword arguments (when set and not null).
 READER_OPTIONS: dict[str, tuple[str, ...]] = {"patient_discharge": ("path", "n", "seed")}

@@ -79,7 +79,8 @@ class ClusterNoise(Method):
         attrs = dataset.protected_attributes
         low = np.array([a.domain[0] for a in attrs], dtype=float)
         high = np.array([a.domain[1] for a in attrs], dtype=float)
-        ranking = individual_ranking(dataset.protected_values, self.k)
+        ranking = individual_ranking(dataset.protected_values, self.k,
+                                     dataset.sorted_protected)
         centroids, sensitivity = self.centroids_and_sensitivity(ranking, low, high)
         # iDP §3.1: ε = Σ ε_a with ε_a = ε/m; Algorithm 1 line 11: Laplace(0, Δc_j^a/ε_a)
         mechanism = LaplaceMechanism(sensitivity, attribute_budget(self.epsilon, len(attrs)))

@@ -46,7 +46,8 @@ class IndividualRankingMethod(Method):
         released = np.array(values, copy=True)
         labels = np.zeros(values.shape, dtype=np.int64)
         if numeric:
-            ranking = individual_ranking(values[:, numeric], k)
+            ranking = individual_ranking(values[:, numeric], k,
+                                         dataset.sorted_protected.columns(numeric))
             released[:, numeric] = ranking.release()
             labels[:, numeric] = ranking.labels
         for j, clusters in _categorical_clusters(dataset, k).items():
@@ -78,7 +79,8 @@ class IndividualRankingLaplace(Method):
         labels = np.zeros(values.shape, dtype=np.int64)
         scale = np.full(len(attrs), np.nan)
         if numeric:
-            ranking = individual_ranking(values[:, numeric], k)
+            ranking = individual_ranking(values[:, numeric], k,
+                                         dataset.sorted_protected.columns(numeric))
             widths = np.array([attrs[j].width for j in numeric])
             # DP-IR Alg. 1 step 2 with §3.3 item 2: sensitivity Δ(A_i)/k (Lemma 1)
             mechanism = LaplaceMechanism(individual_ranking_sensitivity(widths, k), budget)

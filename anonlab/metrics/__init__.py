@@ -1,14 +1,16 @@
 """The metric registry: every metric by name, evaluated on a release as
-``metric.of_release(view, release) -> float``; per-attribute metrics also as
+``metric.of_release(view, release) -> float`` (a randomized one also takes an rng, and
+may return one value per class); per-attribute metrics also as
 ``metric(original, released, dataset)``."""
 
 from __future__ import annotations
 
 from anonlab.metrics.base import AttributeMetric, ReleaseMetric
+from anonlab.metrics.classification import F_MEASURE
 from anonlab.metrics.clusters import CLUSTER_MEAN, CLUSTER_MIN, MAX_EMD, RUNTIME, SSE_TCM
 from anonlab.metrics.jsd import JSD, JSD_DATA_RANGE
 from anonlab.metrics.relative_error import RE
-from anonlab.metrics.sse import SSE
+from anonlab.metrics.sse import SSE, SSE_IDP
 from anonlab.metrics.variance import VARIANCE_CHANGE
 from anonlab.validation import ParameterError, check_choice
 
@@ -16,7 +18,7 @@ __all__ = ["METRICS", "AttributeMetric", "ReleaseMetric", "get_attribute_metric"
 
 METRICS: dict[str, AttributeMetric | ReleaseMetric] = {
     m.name: m for m in (RE, JSD, JSD_DATA_RANGE, VARIANCE_CHANGE, SSE, CLUSTER_MIN,
-                        CLUSTER_MEAN, MAX_EMD, SSE_TCM, RUNTIME)
+                        CLUSTER_MEAN, MAX_EMD, SSE_TCM, RUNTIME, SSE_IDP, F_MEASURE)
 }
 
 

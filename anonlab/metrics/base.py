@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,8 +33,10 @@ class AttributeMetric:
         """The metric of ``(n, m)`` original and released matrices of ``attributes``."""
         return float(np.mean(self.per_attribute(original, released, attributes)))
 
-    def of_release(self, view: Dataset, release: Release) -> float:
-        """The metric of a :class:`~anonlab.methods.Release` of ``view``."""
+    def of_release(self, view: Dataset, release: Release,
+                   rng: np.random.Generator | None = None) -> float:
+        """The metric of a :class:`~anonlab.methods.Release` of ``view`` (``rng`` is unused:
+        per-attribute metrics are deterministic)."""
         return self.evaluate(view.protected_values, release.values, view.protected_attributes)
 
     def by_attribute(
@@ -70,12 +72,27 @@ def semantic_distances(original: np.ndarray, released: np.ndarray,
 
 @dataclass(frozen=True)
 class ReleaseMetric:
-    """A metric of the release as a whole: ``fn(view, release) -> float`` (cluster sizes,
-    EMD, run time, …)."""
+    """A metric of the release as a whole (cluster sizes, EMD, run time, …):
+    ``fn(view, release) -> float``, or ``fn(view, release, rng)`` if ``randomized``.
+
+    ``fn`` may return ``{part: value}`` instead of a float (the F-measure of each class);
+    the runner stores one row per part, with the part in the ``attribute`` column.
+    """
 
     name: str
-    fn: Callable[[Dataset, Release], float]
+    fn: Callable[..., float | Mapping[str, float]]
     description: str = ""
+    randomized: bool = False
 
-    def of_release(self, view: Dataset, release: Release) -> float:
-        return float(self.fn(view, release))
+    def of_release(self, view: Dataset, release: Release,
+                   rng: np.random.Generator | None = None) -> float | dict[str, float]:
+        """The metric of ``release``; a randomized metric draws from ``rng``."""
+        if self.randomized:
+            if rng is None:
+                raise TypeError(f"metric {self.name!r} is randomized: pass an rng")
+            value = self.fn(view, release, rng)
+        else:
+            value = self.fn(view, release)
+        if isinstance(value, Mapping):
+            return {str(part): float(v) for part, v in value.items()}
+        return float(value)

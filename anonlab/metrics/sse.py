@@ -1,4 +1,5 @@
-"""Sum of squared errors normalised by the number of attributes, DP-UNI §5."""
+"""Sums of squared errors: per attribute normalised by m (DP-UNI §5), and iDP §4.1's
+mean SSE over the standardised record distance of iDP Eq. (5)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from anonlab.datasets import Attribute
-from anonlab.metrics.base import AttributeMetric, semantic_distances
+from anonlab.datasets import Attribute, Dataset
+from anonlab.methods.base import Release
+from anonlab.metrics.base import AttributeMetric, ReleaseMetric, semantic_distances
+from anonlab.validation import ParameterError
 
 
 def squared_errors(original: np.ndarray, released: np.ndarray,
@@ -23,3 +26,22 @@ def squared_errors(original: np.ndarray, released: np.ndarray,
 
 
 SSE = AttributeMetric("sse", squared_errors, "sum of squared errors / m (raw units)")
+
+
+def idp_mean_sse(view: Dataset, release: Release) -> float:
+    """Mean SSE of iDP §4.1: (1/n) Σ_i d(r_i, r_i')² with the record distance of iDP
+    Eq. (5) as printed, d = (1/m)·sqrt(Σ_j (|x_j − y_j| / σ_j²)²), σ_j² the sample
+    variance (ddof = 1) of attribute j in the original data. Eq. (5) divides by the
+    variance, not the standard deviation; we follow the print (docs/reproduction-notes.md)."""
+    original = view.protected_values
+    m = original.shape[1]
+    variance = view.protected_variance
+    if np.any(variance == 0):
+        constant = [view.protected[j] for j in np.flatnonzero(variance == 0)]
+        raise ParameterError(f"metric 'sse_idp' divides by the variance; {constant} are constant")
+    scaled = (original - release.values) / variance  # iDP Eq. (5): d_j(x_j, y_j)/σ_j²
+    return float(np.mean(np.sum(scaled**2, axis=1)) / m**2)  # iDP Eq. (4)/n with Eq. (5)
+
+
+SSE_IDP = ReleaseMetric("sse_idp", idp_mean_sse,
+                        "iDP mean SSE, Eq. (5) as printed: distances over variances, 1/m")

@@ -3,14 +3,17 @@
 from anonlab.microaggregation.centroids import cluster_means
 from anonlab.microaggregation.individual_ranking import (
     IndividualRanking,
+    SortedColumns,
     individual_ranking,
     ranking_labels,
+    sort_columns,
 )
 from anonlab.microaggregation.insensitive import domain_order, insensitive_labels
 from anonlab.microaggregation.mdav import mdav, standardise
 from anonlab.microaggregation.preprocessing import preprocessed_centroids
 
 __all__ = [
-    "IndividualRanking", "cluster_means", "domain_order", "individual_ranking",
-    "insensitive_labels", "mdav", "preprocessed_centroids", "ranking_labels", "standardise",
+    "IndividualRanking", "SortedColumns", "cluster_means", "domain_order", "individual_ranking",
+    "insensitive_labels", "mdav", "preprocessed_centroids", "ranking_labels", "sort_columns",
+    "standardise",
 ]

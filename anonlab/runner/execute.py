@@ -16,7 +16,7 @@ from anonlab.datasets import Dataset
 from anonlab.methods import method_class
 from anonlab.metrics import get_attribute_metric, get_metric
 from anonlab.runner.grid import DATASET_AXES, Cell
-from anonlab.runner.seeds import rng_for
+from anonlab.runner.seeds import metric_rng_for, rng_for
 
 Job = tuple[int, Cell, int]  # (cell index, cell, repetition)
 
@@ -38,8 +38,12 @@ def run_job(
     base = {"_cell": index, "method": cell.method, **cell.param_dict, "rep": rep,
             "seed": master_seed, "cell_id": cell.id}
     original, attributes = view.protected_values, view.protected_attributes
-    rows = [{**base, "metric": name, "attribute": None,
-             "value": get_metric(name).of_release(view, release)} for name in metrics]
+    rows: list[dict[str, Any]] = []
+    metric_rng = metric_rng_for(master_seed, cell.id, rep)
+    for name in metrics:
+        value = get_metric(name).of_release(view, release, metric_rng)
+        parts = value.items() if isinstance(value, dict) else [(None, value)]
+        rows.extend({**base, "metric": name, "attribute": part, "value": v} for part, v in parts)
     for name in metrics_by_attribute:
         values = get_attribute_metric(name).per_attribute(original, release.values, attributes)
         for attribute, value in zip(view.protected, values, strict=True):
@@ -63,11 +67,13 @@ def run_batch(dataset: Dataset, jobs: Sequence[Job], master_seed: int, metrics: 
     return len(jobs), rows
 
 
-def plan_jobs(cells: Sequence[Cell], reps: int) -> list[Job]:
-    """Every (cell, repetition); deterministic methods run once (rep 0)."""
+def plan_jobs(cells: Sequence[Cell], reps: int, metrics: Sequence[str] = ()) -> list[Job]:
+    """Every (cell, repetition); deterministic methods run once (rep 0) unless a metric
+    is randomized (a random forest), whose repetitions they then share."""
+    random_metric = any(getattr(get_metric(name), "randomized", False) for name in metrics)
     jobs: list[Job] = []
     for index, cell in enumerate(cells):
-        n_reps = reps if method_class(cell.method).randomized else 1
+        n_reps = reps if random_metric or method_class(cell.method).randomized else 1
         jobs.extend((index, cell, rep) for rep in range(n_reps))
     return jobs
 
@@ -84,7 +90,7 @@ def run_cells(
     progress: bool = True,
 ) -> pd.DataFrame:
     """Run all cells and return the tidy result table in a worker-independent order."""
-    jobs = plan_jobs(cells, reps)
+    jobs = plan_jobs(cells, reps, metrics)
     n_batches = min(len(jobs), max(1, effective_n_jobs(n_jobs) * 8))
     batches = [list(b) for b in np.array_split(np.arange(len(jobs)), n_batches) if len(b)]
     tasks = (delayed(run_batch)(dataset, [jobs[i] for i in batch], master_seed, metrics,
