@@ -25,10 +25,10 @@ SSE_ORDER = ("dp", "dp_um", "idp_ls", "idp_cbls")  # iDP §4.1, highest SSE firs
 MIN_K = 10  # the orderings are claimed "for k >= 10"
 
 
-def _sse(table: pd.DataFrame) -> pd.DataFrame:
+def _sse(table: pd.DataFrame, metric: str) -> pd.DataFrame:
     """Mean SSE over repetitions: rows (ε, α, k), a column per method; DP (no k) repeated
     on every k."""
-    means = curve_means(table, "sse_idp")
+    means = curve_means(table, metric)
     curves = means[means["method"] != "dp"].pivot_table(
         index=["epsilon", "alpha", "k"], columns="method", values="value")
     dp = means[means["method"] == "dp"].set_index(["epsilon", "alpha"])["value"]
@@ -36,9 +36,9 @@ def _sse(table: pd.DataFrame) -> pd.DataFrame:
     return curves
 
 
-def orderings(table: pd.DataFrame) -> pd.DataFrame:
+def orderings(table: pd.DataFrame, metric: str = "sse_idp") -> pd.DataFrame:
     """Share of k ≥ 10 at which each adjacent pair of the claimed order holds, per ε, α."""
-    curves = _sse(table)
+    curves = _sse(table, metric)
     curves = curves[curves.index.get_level_values("k") >= MIN_K]
     rows = []
     for (eps, alpha), part in curves.groupby(level=["epsilon", "alpha"]):
@@ -57,9 +57,9 @@ def _ordered(part: pd.DataFrame) -> pd.Series:
     return ok
 
 
-def alpha_effect(table: pd.DataFrame) -> pd.DataFrame:
+def alpha_effect(table: pd.DataFrame, metric: str = "sse_idp") -> pd.DataFrame:
     """Mean over k ≥ 10 of SSE(α = 3.0) / SSE(α = 1.5), per method and ε."""
-    curves = _sse(table)
+    curves = _sse(table, metric)
     curves = curves[curves.index.get_level_values("k") >= MIN_K]
     alphas = sorted(curves.index.get_level_values("alpha").unique())
     low, high = alphas[0], alphas[-1]
@@ -72,10 +72,10 @@ def alpha_effect(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def cbls_strong_privacy(table: pd.DataFrame) -> pd.DataFrame:
+def cbls_strong_privacy(table: pd.DataFrame, metric: str = "sse_idp") -> pd.DataFrame:
     """iDP-CBLS at the smallest ε against DP-UM and iDP-LS at the largest ε, for the five
     largest k, and the k at which iDP-CBLS is best, per α."""
-    curves = _sse(table)
+    curves = _sse(table, metric)
     eps = sorted(curves.index.get_level_values("epsilon").unique())
     k_top = sorted(curves.index.get_level_values("k").unique())[-5:]
     rows = []
@@ -94,9 +94,10 @@ def cbls_strong_privacy(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def sse_at(table: pd.DataFrame, ks: tuple[int, ...] = (3, 10, 50, 100, 400)) -> pd.DataFrame:
+def sse_at(table: pd.DataFrame, metric: str = "sse_idp",
+           ks: tuple[int, ...] = (3, 10, 50, 100, 400)) -> pd.DataFrame:
     """Mean SSE of every method at a few k, per ε and α (scientific notation)."""
-    curves = _sse(table)
+    curves = _sse(table, metric)
     present = [k for k in ks if k in set(curves.index.get_level_values("k"))]
     part = curves[curves.index.get_level_values("k").isin(present)][list(SSE_ORDER)]
     return part.map(lambda v: f"{v:.3g}").reset_index()
@@ -123,16 +124,36 @@ def f_measure_gaps(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def orderings_sd(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`orderings` of the mean SSE over σ (``sse_idp_sd``)."""
+    return orderings(table, "sse_idp_sd")
+
+
+def alpha_effect_sd(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`alpha_effect` of the mean SSE over σ (``sse_idp_sd``)."""
+    return alpha_effect(table, "sse_idp_sd")
+
+
+def cbls_strong_privacy_sd(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`cbls_strong_privacy` of the mean SSE over σ (``sse_idp_sd``)."""
+    return cbls_strong_privacy(table, "sse_idp_sd")
+
+
 def main(*paths: str) -> None:
     pd.set_option("display.width", 200)
     for path in paths or ("results/census_idp_sse/results.parquet",):
         table = pd.read_parquet(path)
         print(f"\n### {path}")
-        builders = ((orderings, alpha_effect, cbls_strong_privacy, sse_at)
-                    if (table["metric"] == "sse_idp").any() else (f_measure_gaps,))
-        for builder in builders:
-            print(f"\n{builder.__doc__.splitlines()[0]}")
-            print(builder(table).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+        if not (table["metric"] == "sse_idp").any():
+            print(f_measure_gaps(table).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+            continue
+        for metric in ("sse_idp", "sse_idp_sd"):
+            if not (table["metric"] == metric).any():
+                continue
+            for builder in (orderings, alpha_effect, cbls_strong_privacy, sse_at):
+                print(f"\n[{metric}] {builder.__doc__.splitlines()[0]}")
+                print(builder(table, metric).to_string(
+                    index=False, float_format=lambda v: f"{v:.3g}"))
 
 
 if __name__ == "__main__":
