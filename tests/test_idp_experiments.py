@@ -13,6 +13,7 @@ from anonlab.datasets import build_dataset, load_dataset
 from anonlab.methods import make_method
 from anonlab.metrics import get_metric
 from anonlab.metrics.classification import train_size
+from anonlab.plotting import curve_means
 from anonlab.runner import build_experiment, run_experiment
 from anonlab.runner.execute import plan_jobs
 from anonlab.validation import ParameterError
@@ -140,6 +141,10 @@ def test_rf_experiment_runs_and_is_identical_on_any_number_of_workers(tmp_path,
     assert table["alpha"].dtype == float and set(table["alpha"]) == {1.5}
     assert table["value"].between(0, 1).all()
     assert (experiment.out_dir / "figures" / "figure5_f_measure.png").stat().st_size > 1000
+    per_class = curve_means(table, "f_measure", by_attribute=True)  # what the figure draws
+    assert len(per_class) == 2 * 5  # per class: original + 2 methods × 2 k
+    gaps = pd.read_csv(experiment.out_dir / "tables" / "f_measure_gaps.csv")
+    assert set(gaps["class"]) == {"<=30K", ">30K"} and len(gaps) == 4
 
 
 def test_sse_experiment_orders_methods_at_eps_1(tmp_path, compose_config):

@@ -81,8 +81,9 @@ def curve_means(table: pd.DataFrame, metric: str, by_attribute: bool = False) ->
     """Mean over repetitions of the data-set-level ``metric`` per method and parameters,
     or of its per-attribute (per-class) rows if ``by_attribute``."""
     rows = table[(table["metric"] == metric) & (table["attribute"].notna() == by_attribute)]
-    params = [c for c in rows.columns
-              if c not in ("rep", "seed", "cell_id", "metric", "attribute", "value")]
+    dropped = ("rep", "seed", "cell_id", "metric", "value",
+               *(() if by_attribute else ("attribute",)))
+    params = [c for c in rows.columns if c not in dropped]
     return rows.groupby(params, dropna=False, sort=True)["value"].mean().reset_index()
 
 
