@@ -32,7 +32,7 @@ def main(cfg: DictConfig) -> None:
     if config.get("plot_only"):
         paths = render_experiment(experiment)
     else:
-        run_experiment(experiment, config)
+        run_experiment(experiment, experiment.config)
         paths = [experiment.results_path, experiment.out_dir / "run.json"]
     for path in paths:
         print(path)

@@ -1,8 +1,14 @@
-"""OmegaConf resolvers used by ``conf/``; registered once per process."""
+"""Config helpers: OmegaConf resolvers used by ``conf/`` (registered once per process) and
+the run profiles (``profile=paper|quick``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from omegaconf import OmegaConf
+
+from anonlab.validation import ParameterError
 
 
 def inclusive_range(start: int, stop: int, step: int = 1) -> list[int]:
@@ -14,3 +20,27 @@ def register_resolvers() -> None:
     """Register ``${range:start,stop[,step]}``."""
     if not OmegaConf.has_resolver("range"):
         OmegaConf.register_new_resolver("range", inclusive_range)
+
+
+PAPER_PROFILE = "paper"
+
+
+def apply_profile(config: Mapping[str, Any]) -> dict[str, Any]:
+    """``config`` with its ``profiles[profile]`` overrides merged in (lists replace).
+
+    ``profile=paper`` (the default) runs the papers' grids unchanged; another profile, such
+    as ``quick``, must be declared by the experiment (``profiles: {quick: {grid: …}}``), or
+    be empty. The merged config keeps ``profile`` and drops ``profiles``, so applying it
+    twice changes nothing.
+    """
+    config = dict(config)
+    profile = str(config.get("profile") or PAPER_PROFILE)
+    profiles = config.pop("profiles", None) or {}
+    if profile == PAPER_PROFILE:
+        return config
+    if not isinstance(profiles, Mapping) or profile not in profiles:
+        declared = sorted(profiles) if isinstance(profiles, Mapping) else []
+        raise ParameterError(f"profile={profile!r} is not declared by this experiment; "
+                             f"choose {PAPER_PROFILE!r} or one of {declared}")
+    merged = OmegaConf.merge(OmegaConf.create(config), OmegaConf.create(profiles[profile] or {}))
+    return OmegaConf.to_container(merged, resolve=True)

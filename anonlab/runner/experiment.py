@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from anonlab.config import PAPER_PROFILE, apply_profile
 from anonlab.datasets import Dataset, load_dataset
 from anonlab.metrics import get_attribute_metric, get_metric
 from anonlab.plotting import FigureSpec, plot_curves, save_figure
@@ -39,6 +40,7 @@ class Experiment:
     out_dir: Path
     figures: tuple[FigureSpec, ...]
     tables: tuple[tuple[str, TableBuilder], ...] = ()
+    config: Mapping[str, Any] = field(default_factory=dict)  # resolved, profile applied
 
     @property
     def results_path(self) -> Path:
@@ -65,7 +67,9 @@ def _names(value: Any, what: str) -> tuple[str, ...]:
 
 
 def build_experiment(config: Mapping[str, Any]) -> Experiment:
-    """Validate a resolved config and build the :class:`Experiment`; nothing is written."""
+    """Validate a resolved config and build the :class:`Experiment`; nothing is written.
+    The config's ``profile`` overrides (:func:`~anonlab.config.apply_profile`) apply."""
+    config = apply_profile(config)
     name = str(config.get("experiment", {}).get("name") or "custom")
     reps = check_int(config.get("reps", 1), "reps", 1)
     seed = check_int(config.get("seed", 0), "seed", 0)
@@ -101,9 +105,11 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
         raise ParameterError(f"datasets must have distinct names, got {names}")
     cells = tuple(cell for d in datasets
                   for cell in expand_grid(methods, config.get("grid") or {}, d))
-    out_dir = Path(str(config.get("results_dir", "results"))) / name
+    out_dir = Path(str(config.get("results_dir", "results")))
+    profile = str(config.get("profile") or PAPER_PROFILE)
+    out_dir = (out_dir if profile == PAPER_PROFILE else out_dir / profile) / name
     return Experiment(name, datasets, cells, reps, metrics, by_attribute, seed, n_jobs, out_dir,
-                      figures, tables)
+                      figures, tables, config)
 
 
 def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None) -> list[Path]:
