@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -15,6 +15,7 @@ from tqdm.auto import tqdm
 from anonlab.datasets import Dataset
 from anonlab.methods import method_class
 from anonlab.metrics import get_attribute_metric, get_metric
+from anonlab.runner.checkpoint import Checkpoint
 from anonlab.runner.grid import DATASET_AXES, Cell
 from anonlab.runner.seeds import metric_rng_for, rng_for
 
@@ -30,12 +31,12 @@ def run_job(
 ) -> list[dict[str, Any]]:
     """Protect one (cell, repetition) of the cell's data set ``view`` and evaluate every
     metric on it."""
-    index, cell, rep = job
+    _, cell, rep = job
     method, rng = cell.build(), rng_for(master_seed, cell.id, rep)
     clock = time.perf_counter()
     release = method.protect(view, rng)
     release = replace(release, seconds=time.perf_counter() - clock)
-    base = {"_cell": index, "method": cell.method, **cell.param_dict, "rep": rep,
+    base = {"method": cell.method, **cell.param_dict, "rep": rep,
             "seed": master_seed, "cell_id": cell.id}
     original, attributes = view.protected_values, view.protected_attributes
     rows: list[dict[str, Any]] = []
@@ -78,6 +79,54 @@ def plan_jobs(cells: Sequence[Cell], reps: int, metrics: Sequence[str] = ()) -> 
     return jobs
 
 
+@dataclass(frozen=True)
+class RunnerSpec:
+    """Where batches run: ``local`` (a joblib pool of ``n_jobs`` workers) or ``dask`` (a
+    Dask distributed scheduler at ``address``, or a local cluster of ``n_jobs`` workers
+    when ``address`` is ``None``)."""
+
+    name: str = "local"
+    address: str | None = None
+
+
+RUNNERS = ("local", "dask")
+
+
+def _split(jobs: Sequence[Job], n_batches: int) -> list[list[Job]]:
+    n_batches = min(len(jobs), max(1, n_batches))
+    return [[jobs[i] for i in b] for b in np.array_split(np.arange(len(jobs)), n_batches)
+            if len(b)]
+
+
+def _local_batches(dataset: Dataset, jobs: Sequence[Job], args: tuple[Any, ...],
+                   n_jobs: int) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    tasks = (delayed(run_batch)(dataset, batch, *args)
+             for batch in _split(jobs, effective_n_jobs(n_jobs) * 8))
+    yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
+
+
+def _dask_batches(dataset: Dataset, jobs: Sequence[Job], args: tuple[Any, ...], n_jobs: int,
+                  address: str | None) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if address is None:
+        cluster = LocalCluster(n_workers=effective_n_jobs(n_jobs), threads_per_worker=1,
+                               dashboard_address=None)
+    client = Client(cluster if cluster is not None else address)
+    try:
+        workers = sum(client.nthreads().values()) or 1
+        shared = client.scatter(dataset, broadcast=True)
+        futures = [client.submit(run_batch, shared, batch, *args, pure=False)
+                   for batch in _split(jobs, workers * 8)]
+        for future in as_completed(futures):
+            yield future.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
 def run_cells(
     dataset: Dataset,
     cells: Sequence[Cell],
@@ -88,25 +137,43 @@ def run_cells(
     metrics_by_attribute: Sequence[str] = (),
     n_jobs: int = -1,
     progress: bool = True,
+    checkpoint: Checkpoint | None = None,
+    runner: RunnerSpec = RunnerSpec(),
 ) -> pd.DataFrame:
-    """Run all cells and return the tidy result table in a worker-independent order."""
+    """Run all cells and return the tidy result table in a worker-independent order.
+
+    With a ``checkpoint``, jobs whose rows it holds are skipped, every finished batch is
+    stored at once, and the table is assembled from the stored parts (resumable runs).
+    """
     jobs = plan_jobs(cells, reps, metrics)
-    n_batches = min(len(jobs), max(1, effective_n_jobs(n_jobs) * 8))
-    batches = [list(b) for b in np.array_split(np.arange(len(jobs)), n_batches) if len(b)]
-    tasks = (delayed(run_batch)(dataset, [jobs[i] for i in batch], master_seed, metrics,
-                                metrics_by_attribute) for batch in batches)
+    stored = checkpoint.load() if checkpoint is not None else pd.DataFrame()
+    finished = (set(zip(stored["cell_id"].astype(int), stored["rep"].astype(int), strict=True))
+                if len(stored) else set())
+    todo = [job for job in jobs if (job[1].id, job[2]) not in finished]
+    args = (master_seed, metrics, metrics_by_attribute)
+    batches = (_dask_batches(dataset, todo, args, n_jobs, runner.address)
+               if runner.name == "dask" else _local_batches(dataset, todo, args, n_jobs))
     rows: list[dict[str, Any]] = []
-    parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    with tqdm(total=len(jobs), desc="cells x reps", unit="run", disable=not progress) as bar:
-        for done, batch_rows in parallel(tasks):
+    with tqdm(total=len(jobs), initial=len(jobs) - len(todo), desc="cells x reps", unit="run",
+              disable=not progress) as bar:
+        for done, batch_rows in batches if todo else ():
+            if checkpoint is not None:
+                checkpoint.save(batch_rows)
             rows.extend(batch_rows)
             bar.update(done)
-    return tidy_table(rows, cells, dataset.name)
+    frame = checkpoint.load() if checkpoint is not None else pd.DataFrame(rows)
+    planned = {(cell.id, rep) for _, cell, rep in jobs}
+    keep = [(int(c), int(r)) in planned for c, r in zip(frame["cell_id"], frame["rep"],
+                                                        strict=True)]
+    return tidy_table(frame[keep], cells, dataset.name)
 
 
-def tidy_table(rows: list[dict[str, Any]], cells: Sequence[Cell], dataset: str) -> pd.DataFrame:
-    """Rows sorted by (cell, rep, metric order, attribute), with typed parameter columns."""
-    frame = pd.DataFrame(rows)
+def tidy_table(frame: pd.DataFrame, cells: Sequence[Cell], dataset: str) -> pd.DataFrame:
+    """Rows sorted by (cell, rep, metric order, attribute), with typed parameter columns;
+    each job's rows must be contiguous and in metric order in ``frame``."""
+    frame = frame.copy()
+    position = {cell.id: index for index, cell in enumerate(cells)}
+    frame["_cell"] = [position[int(c)] for c in frame["cell_id"]]
     frame["_metric_order"] = frame.groupby(["_cell", "rep"], sort=False).cumcount()
     frame = frame.sort_values(["_cell", "rep", "_metric_order"], kind="stable")
     frame = frame.drop(columns=["_cell", "_metric_order"]).reset_index(drop=True)

@@ -16,13 +16,15 @@ from anonlab.datasets import Dataset, load_dataset
 from anonlab.metrics import get_attribute_metric, get_metric
 from anonlab.plotting import FigureSpec, plot_curves, save_figure
 from anonlab.report.tables import TableBuilder, load_builder, write_table_files
-from anonlab.runner.execute import run_cells
+from anonlab.runner.checkpoint import Checkpoint, checkpoint_key
+from anonlab.runner.execute import RUNNERS, RunnerSpec, run_cells
 from anonlab.runner.grid import Cell, expand_grid
 from anonlab.runner.store import git_commit, package_versions, write_json, write_table
-from anonlab.validation import ParameterError, check_int
+from anonlab.validation import ParameterError, check_choice, check_int
 
 RESULTS_FILE = "results.parquet"
 RUN_FILE = "run.json"
+PARTS_DIR = "parts"
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,12 @@ class Experiment:
     figures: tuple[FigureSpec, ...]
     tables: tuple[tuple[str, TableBuilder], ...] = ()
     config: Mapping[str, Any] = field(default_factory=dict)  # resolved, profile applied
+    runner: RunnerSpec = RunnerSpec()
+
+    @property
+    def parts_dir(self) -> Path:
+        """Where finished batches are stored for resuming (:mod:`~anonlab.runner.checkpoint`)."""
+        return self.out_dir / PARTS_DIR
 
     @property
     def results_path(self) -> Path:
@@ -109,7 +117,20 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     profile = str(config.get("profile") or PAPER_PROFILE)
     out_dir = (out_dir if profile == PAPER_PROFILE else out_dir / profile) / name
     return Experiment(name, datasets, cells, reps, metrics, by_attribute, seed, n_jobs, out_dir,
-                      figures, tables, config)
+                      figures, tables, config, runner_spec(config.get("runner") or {}))
+
+
+def runner_spec(config: Mapping[str, Any]) -> RunnerSpec:
+    """The validated ``runner`` config group: ``local`` or ``dask`` (with ``address``)."""
+    name = check_choice(str(config.get("name", "local")), "runner", RUNNERS)
+    address = config.get("address")
+    if name == "dask":
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError as error:
+            raise ParameterError("runner=dask needs dask.distributed: "
+                                 "pip install 'dask[distributed]'") from error
+    return RunnerSpec(name=name, address=str(address) if address else None)
 
 
 def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None) -> list[Path]:
@@ -127,13 +148,20 @@ def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None)
     return paths
 
 
-def run_grid(experiment: Experiment, *, progress: bool = True) -> pd.DataFrame:
-    """The tidy result table of every data set's cells × repetitions (nothing written)."""
+def run_grid(experiment: Experiment, *, progress: bool = True,
+             resume: bool = False) -> pd.DataFrame:
+    """The tidy result table of every data set's cells × repetitions. With ``resume``, each
+    finished batch is stored under :attr:`Experiment.parts_dir` and jobs stored by an earlier
+    run with the same seed, metrics, data sets and code are not recomputed; otherwise
+    nothing is written."""
+    key = checkpoint_key(experiment.config, git_commit()["commit"]) if resume else ""
     table = pd.concat([
         run_cells(dataset, experiment.cells_of(dataset), reps=experiment.reps,
                   master_seed=experiment.seed, metrics=experiment.metrics,
                   metrics_by_attribute=experiment.metrics_by_attribute,
-                  n_jobs=experiment.n_jobs, progress=progress)
+                  n_jobs=experiment.n_jobs, progress=progress, runner=experiment.runner,
+                  checkpoint=(Checkpoint(experiment.parts_dir / dataset.name, key).open()
+                              if resume else None))
         for dataset in experiment.datasets
     ], ignore_index=True)
     table.insert(0, "experiment", experiment.name)
@@ -142,11 +170,11 @@ def run_grid(experiment: Experiment, *, progress: bool = True) -> pd.DataFrame:
 
 def run_experiment(experiment: Experiment, config: Mapping[str, Any], *,
                    progress: bool = True) -> pd.DataFrame:
-    """Run the grid, write ``results.parquet`` and ``run.json``, then draw the figures and
-    lay out the tables from the stored file."""
+    """Run the grid (resuming from stored parts), write ``results.parquet`` and
+    ``run.json``, then draw the figures and lay out the tables from the stored file."""
     started = datetime.now(UTC)
     clock = time.perf_counter()
-    table = run_grid(experiment, progress=progress)
+    table = run_grid(experiment, progress=progress, resume=True)
     wall = time.perf_counter() - clock
     write_table(table, experiment.results_path)
     write_json({
