@@ -91,3 +91,12 @@ def test_multirun_runs_each_experiment(tmp_path):
     for name in ("census_ir", "adult_uni_sse"):
         table = pd.read_parquet(tmp_path / "results" / name / "results.parquet")
         assert set(table["k"].dropna()) == {2, 5}
+
+
+def test_all_validates_every_experiment_before_any_work(tmp_path):
+    out = run_cli("+experiment=all", "profile=fast", f"results_dir={tmp_path}")
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == [
+        "error: profile='fast' is not declared by this experiment; choose 'paper' or one of "
+        "['quick']"]
+    assert list(tmp_path.iterdir()) == []
