@@ -26,15 +26,16 @@ from anonlab.io import write_atomic
 MANIFEST = "manifest.json"
 
 
-def checkpoint_key(config: Mapping[str, Any], commit: str | None) -> str:
+def checkpoint_key(config: Mapping[str, Any], code: Mapping[str, Any] | None) -> str:
     """Hash of what a job's rows depend on besides its cell and repetition: the master
-    seed, the metrics, the data set configs, and the code's commit."""
+    seed, the metrics, the data set configs, and the code (commit and uncommitted changes,
+    :func:`~anonlab.runner.store.git_commit`)."""
     relevant = {
         "seed": config.get("seed"),
         "metrics": list(config.get("metrics") or []),
         "metrics_by_attribute": list(config.get("metrics_by_attribute") or []),
         "datasets": config.get("datasets") or {"": config.get("dataset")},
-        "commit": commit,
+        "code": dict(code or {}),
     }
     text = json.dumps(relevant, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -154,7 +154,7 @@ def run_grid(experiment: Experiment, *, progress: bool = True,
     finished batch is stored under :attr:`Experiment.parts_dir` and jobs stored by an earlier
     run with the same seed, metrics, data sets and code are not recomputed; otherwise
     nothing is written."""
-    key = checkpoint_key(experiment.config, git_commit()["commit"]) if resume else ""
+    key = checkpoint_key(experiment.config, git_commit()) if resume else ""
     table = pd.concat([
         run_cells(dataset, experiment.cells_of(dataset), reps=experiment.reps,
                   master_seed=experiment.seed, metrics=experiment.metrics,

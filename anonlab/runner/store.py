@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import platform
 import subprocess
@@ -40,7 +41,8 @@ def package_versions() -> dict[str, str | None]:
 
 
 def git_commit(directory: Path | None = None) -> dict[str, Any]:
-    """Commit and dirty flag of the checkout holding the code, or ``None`` outside git."""
+    """Commit and dirty flag of the checkout holding the code (``None`` outside git), and
+    the hash of the uncommitted changes to tracked files, if any."""
     where = directory or Path(__file__).resolve().parents[2]
 
     def git(*args: str) -> str | None:
@@ -53,4 +55,6 @@ def git_commit(directory: Path | None = None) -> dict[str, Any]:
 
     commit = git("rev-parse", "HEAD")
     status = git("status", "--porcelain", "--untracked-files=no") if commit else None
-    return {"commit": commit, "dirty": bool(status) if status is not None else None}
+    diff = git("diff", "HEAD") if status else None
+    return {"commit": commit, "dirty": bool(status) if status is not None else None,
+            "diff_sha256": hashlib.sha256(diff.encode()).hexdigest() if diff else None}
