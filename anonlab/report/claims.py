@@ -540,7 +540,7 @@ def _mask(column: pd.Series, value: Filter, *, keep_missing: bool = True) -> pd.
     return ok | ~present if keep_missing else ok
 
 
-class _Table:
+class ResultsTable:
     """Means over repetitions of one results table, cached per (metric, by_attribute)."""
 
     def __init__(self, table: pd.DataFrame) -> None:
@@ -635,7 +635,7 @@ def _examples(items: Sequence[str], limit: int = 3) -> str:
     return shown + (f"; … ({len(items) - limit} more)" if len(items) > limit else "")
 
 
-def _eval_ordering(claim: Claim, data: _Table) -> tuple[str, str]:
+def _eval_ordering(claim: Claim, data: ResultsTable) -> tuple[str, str]:
     means = data.means(claim.metric, claim.by_attribute)
     tiers = claim.params["tiers"]
     flat = [(t, s) for t, tier in enumerate(tiers) for s in tier]
@@ -684,7 +684,7 @@ def _integer_axis(values: np.ndarray) -> bool:
     return bool(np.all(np.isclose(values, np.round(values))))
 
 
-def _eval_crossover(claim: Claim, data: _Table) -> tuple[str, str]:
+def _eval_crossover(claim: Claim, data: ResultsTable) -> tuple[str, str]:
     p = claim.params
     means = data.means(claim.metric, claim.by_attribute)
     merged, keys = _join([_select(means, p["method"], claim.where),
@@ -728,7 +728,7 @@ def _eval_crossover(claim: Claim, data: _Table) -> tuple[str, str]:
     return _decide(n_pass, n_fail, n_open, claim), text
 
 
-def _eval_monotone(claim: Claim, data: _Table) -> tuple[str, str]:
+def _eval_monotone(claim: Claim, data: ResultsTable) -> tuple[str, str]:
     p = claim.params
     means = data.means(claim.metric, claim.by_attribute)
     frame, keys = _select(means, p["method"], claim.where)
@@ -757,7 +757,7 @@ def _eval_monotone(claim: Claim, data: _Table) -> tuple[str, str]:
     return _decide(n_ok, n_steps - n_ok, 0, claim), text + f" ({_need(claim)})"
 
 
-def _eval_extremum(claim: Claim, data: _Table) -> tuple[str, str]:
+def _eval_extremum(claim: Claim, data: ResultsTable) -> tuple[str, str]:
     p = claim.params
     means = data.means(claim.metric, claim.by_attribute)
     frame, keys = _select(means, p["method"], claim.where)
@@ -797,7 +797,7 @@ def _aggregate(frame: pd.DataFrame, keys: list[str], over: Sequence[str], how: s
     return grouped, kept
 
 
-def _eval_ratio(claim: Claim, data: _Table) -> tuple[str, str]:
+def _eval_ratio(claim: Claim, data: ResultsTable) -> tuple[str, str]:
     p = claim.params
     means = data.means(claim.metric, claim.by_attribute)
     sides = []
@@ -831,11 +831,11 @@ def _eval_ratio(claim: Claim, data: _Table) -> tuple[str, str]:
     else:
         text = f"{int(ok.sum())}/{len(ok)} ratios {bounds}; " + _examples(failing or parts, 3)
         bounds += f"; {_need(claim)}"
-    text += f" (paper: {bounds})"
+    text += f" (claim: {bounds})"
     return _decide(int(ok.sum()), int((~ok).sum()), 0, claim), text
 
 
-def _eval_cells(claim: Claim, data: _Table) -> tuple[str, str]:
+def _eval_cells(claim: Claim, data: ResultsTable) -> tuple[str, str]:
     p = claim.params
     frame = p["function"](data.table, **p["args"])
     for axis, value in claim.where.items():
@@ -891,7 +891,7 @@ def _eval_cells(claim: Claim, data: _Table) -> tuple[str, str]:
     return status, text + f" ({_need(claim)})"
 
 
-def _eval_bound(claim: Claim, data: _Table) -> tuple[str, str]:
+def _eval_bound(claim: Claim, data: ResultsTable) -> tuple[str, str]:
     p = claim.params
     means = data.means(claim.metric, claim.by_attribute)
     selection = p["method"]
@@ -925,15 +925,15 @@ def _eval_bound(claim: Claim, data: _Table) -> tuple[str, str]:
     return _decide(n_ok, n - n_ok, 0, claim), text + f" ({_need(claim)})"
 
 
-_EVALUATORS: dict[str, Callable[[Claim, _Table], tuple[str, str]]] = {
+_EVALUATORS: dict[str, Callable[[Claim, ResultsTable], tuple[str, str]]] = {
     "ordering": _eval_ordering, "crossover": _eval_crossover, "monotone": _eval_monotone,
     "extremum": _eval_extremum, "ratio": _eval_ratio, "cells": _eval_cells,
     "bound": _eval_bound}
 
 
-def evaluate_claim(claim: Claim, table: pd.DataFrame | _Table) -> ClaimResult:
+def evaluate_claim(claim: Claim, table: pd.DataFrame | ResultsTable) -> ClaimResult:
     """Check one claim against a results table."""
-    data = table if isinstance(table, _Table) else _Table(table)
+    data = table if isinstance(table, ResultsTable) else ResultsTable(table)
     try:
         status, ours = _EVALUATORS[claim.kind](claim, data)
     except _NotCheckable as reason:
@@ -946,5 +946,5 @@ def evaluate_claims(claims: Sequence[Claim | Mapping[str, Any]], table: pd.DataF
                     ) -> list[ClaimResult]:
     """Check every claim (parsed, or raw mappings from a config) against ``table``."""
     parsed = [c if isinstance(c, Claim) else parse_claim(c, i) for i, c in enumerate(claims)]
-    data = _Table(table)
+    data = ResultsTable(table)
     return [evaluate_claim(claim, data) for claim in parsed]

@@ -1,0 +1,26 @@
+"""``python -m anonlab.report [results_dir]``: write the reproduction report of the runs
+stored under ``results_dir`` (default ``results``) and print its path."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from anonlab.report.site import build_report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m anonlab.report", description=__doc__)
+    parser.add_argument("results_dir", nargs="?", default="results", type=Path,
+                        help="folder holding <experiment>/run.json (default: results)")
+    args = parser.parse_args(argv)
+    if not args.results_dir.is_dir():
+        print(f"error: no results folder {str(args.results_dir)!r}", file=sys.stderr)
+        return 2
+    print(build_report(args.results_dir))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
