@@ -146,12 +146,22 @@ def test_crossover_stays_or_first():
 
 # --- monotone and extremum -------------------------------------------------------------------
 
+def test_monotone_judges_the_trend_over_all_pairs():
+    # a noisy rise: most neighbouring steps go down, yet the curve clearly grows
+    frame = table(curve("ir_laplace", {k: k + (3 if k % 2 else 0) for k in range(2, 20)}))
+    rising = claim("monotone", method="ir_laplace", x="k", direction="increasing",
+                   min_share=0.75, tolerance_note="trend")
+    result = evaluate_claim(parse_claim(rising), frame)
+    assert result.status == REPRODUCED and "steps 9/17" in result.ours
+
+
 def test_monotone_share_and_relative_tolerance():
     frame = table(curve("ir", {2: 1.0, 5: 2.0, 10: 1.95, 20: 3.0, 50: 4.0}))
     rising = claim("monotone", method="ir", x="k", direction="increasing")
     result = evaluate_claim(parse_claim(rising), frame)
-    assert result.status == NOT_REPRODUCED and "3/4 steps" in result.ours
-    assert status({**rising, "min_share": 0.75, "tolerance_note": "trend"}, frame) == REPRODUCED
+    assert result.status == NOT_REPRODUCED  # only 5 → 10 goes down
+    assert "9/10 pairs of k increasing" in result.ours and "steps 3/4" in result.ours
+    assert status({**rising, "min_share": 0.9, "tolerance_note": "trend"}, frame) == REPRODUCED
     assert status({**rising, "rel_tol": 0.05, "tolerance_note": "noise"}, frame) == REPRODUCED
     assert status({**rising, "direction": "decreasing"}, frame) == NOT_REPRODUCED
     assert status({**rising, "where": {"k": 2}}, frame) == NOT_CHECKABLE  # one point

@@ -11,8 +11,9 @@ A claim names its paper, section and quote, a ``kind`` and the numbers it is abo
     stays above (``mode: stays``) or first rises above (``mode: first``) equals
     ``expected`` ± ``tolerance``.
 ``monotone``
-    ``method``'s curve increases or decreases along ``x``; a step in the wrong direction
-    by at most ``rel_tol`` of the previous value still counts.
+    ``method``'s curve increases or decreases along ``x``: the share of all pairs of points
+    (x_i < x_j) in that direction, so that noise between neighbouring x does not hide a
+    trend; a move the wrong way by at most ``rel_tol`` of the earlier value still counts.
 ``extremum``
     ``method``'s curve is smallest (``which: min``) or largest along ``x`` within
     ``expected: [lo, hi]``.
@@ -33,7 +34,7 @@ comparison may fix different values, e.g. α = 1.5 against α = 3.0), a list or 
 not use an axis (plain Laplace has no k) passes every filter on it and is matched on the
 other axes alone. The points of a claim are the matched rows of the mean over repetitions
 (:func:`anonlab.plotting.curve_means`); its groups, for the kinds that look along ``x``, are
-the other axes left free. ``min_share`` (default 1) of the points, steps or groups must hold,
+the other axes left free. ``min_share`` (default 1) of the points, pairs or groups must hold,
 or ``min_count`` of them.
 
 Each result is ``reproduced``, ``not reproduced`` or ``not checkable``: the grid lacks the
@@ -729,32 +730,40 @@ def _eval_crossover(claim: Claim, data: ResultsTable) -> tuple[str, str]:
 
 
 def _eval_monotone(claim: Claim, data: ResultsTable) -> tuple[str, str]:
+    """Every pair of points along x (not only neighbours) in the stated direction: a trend
+    through noise is judged on the whole curve, not on the noise between neighbouring x."""
     p = claim.params
     means = data.means(claim.metric, claim.by_attribute)
     frame, keys = _select(means, p["method"], claim.where)
     x, rel = p["x"], p["rel_tol"]
     sign = 1.0 if p["direction"] == "increasing" else -1.0
-    n_ok = n_steps = 0
+    n_ok = n_pairs = steps_ok = n_steps = 0
     wrong = []
     for group, curve in _groups(frame, keys, x):
         xs, values = curve[x].to_numpy(dtype=float), curve["value"].to_numpy(dtype=float)
-        for i in range(len(values) - 1):
-            n_steps += 1
-            move = sign * (values[i + 1] - values[i])
-            if move >= -rel * abs(values[i]):
-                n_ok += 1
-            else:
-                label = ", ".join(_axis_label(k, v) for k, v in group.items() if not _missing(v))
-                size = -move / abs(values[i]) if values[i] else math.inf
-                wrong.append((size, f"{label + ': ' if label else ''}{_symbol(x)}="
-                                    f"{_fmt(xs[i])}→{_fmt(xs[i + 1])} {_fmt(values[i])}→"
-                                    f"{_fmt(values[i + 1])}"))
-    if n_steps == 0:
+        if len(values) < 2:
+            continue
+        i, j = np.triu_indices(len(values), k=1)
+        move = sign * (values[j] - values[i])
+        ok = move >= -rel * np.abs(values[i])
+        n_ok, n_pairs = n_ok + int(ok.sum()), n_pairs + len(ok)
+        step = j == i + 1
+        steps_ok, n_steps = steps_ok + int(ok[step].sum()), n_steps + int(step.sum())
+        if not ok.all():
+            with np.errstate(divide="ignore", invalid="ignore"):
+                size = np.where(ok, -np.inf, -move / np.abs(values[i]))
+            w = int(np.nanargmax(size))
+            label = ", ".join(_axis_label(k, v) for k, v in group.items() if not _missing(v))
+            wrong.append((float(size[w]), f"{label + ': ' if label else ''}{_symbol(x)}="
+                                          f"{_fmt(xs[i[w]])}→{_fmt(xs[j[w]])} "
+                                          f"{_fmt(values[i[w]])}→{_fmt(values[j[w]])}"))
+    if n_pairs == 0:
         raise _NotCheckable(f"fewer than two values of {x!r}")
-    text = f"{n_ok}/{n_steps} steps {p['direction']}"
-    if wrong:  # the largest moves the wrong way first
+    text = (f"{n_ok}/{n_pairs} pairs of {_symbol(x)} {p['direction']} ({n_ok / n_pairs:.0%}; "
+            f"neighbouring steps {steps_ok}/{n_steps})")
+    if wrong:  # the largest move the wrong way, per group, largest first
         text += f"; against: {_examples([w for _, w in sorted(wrong, reverse=True)], 2)}"
-    return _decide(n_ok, n_steps - n_ok, 0, claim), text + f" ({_need(claim)})"
+    return _decide(n_ok, n_pairs - n_ok, 0, claim), text + f" ({_need(claim)})"
 
 
 def _eval_extremum(claim: Claim, data: ResultsTable) -> tuple[str, str]:
