@@ -21,6 +21,7 @@ from anonlab.report.claims import (
     parse_claim,
     parse_claims,
 )
+from anonlab.validation import ParameterError
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENTS = ["census_ir", "adult_ir", "census_ir_vs_mdav", "adult_ir_vs_mdav",
@@ -344,3 +345,13 @@ def test_every_experiment_states_well_formed_claims_with_notes_anchors():
     assert papers == {"DP-IR", "DP-UNI", "TCM", "iDP"}
     default = yaml.safe_load((ROOT / "conf" / "config.yaml").read_text(encoding="utf-8"))
     assert default["claims"] == []
+
+
+def test_bad_claim_stops_the_experiment_before_any_work(compose_config):
+    from anonlab.runner import build_experiment
+
+    cfg = compose_config("+experiment=census_ir")
+    cfg["claims"] = [{"id": "x", "paper": "DP-IR", "section": "§4.3", "quote": "q",
+                      "kind": "ordering", "metric": "sse", "lower": "ir", "higher": "laplace"}]
+    with pytest.raises(ParameterError, match="claim 'x': field 'metric' names 'sse'"):
+        build_experiment(cfg)
