@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from anonlab.config import PAPER_PROFILE
 from anonlab.io import write_atomic
 from anonlab.report.claims import (
     NOT_CHECKABLE,
@@ -42,7 +43,6 @@ REPO = Path(__file__).resolve().parents[2]
 NOTES = REPO / "docs" / "reproduction-notes.md"
 CONF_EXPERIMENTS = REPO / "conf" / "experiment"
 REPORT_DIR = "report"
-PAPER_PROFILE = "paper"
 
 
 @dataclass(frozen=True)
