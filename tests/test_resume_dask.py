@@ -101,3 +101,15 @@ def test_dask_runner_gives_the_local_results(tmp_path, compose_config):
         assert remote.runner.name == "dask"
         run_experiment(remote, remote.config, progress=False)
     assert remote.results_path.read_bytes() == local.results_path.read_bytes()
+
+
+def test_a_job_stored_twice_counts_once(tmp_path, compose_config):
+    cfg = compose_config("+experiment=census_ir", "grid.k=[2,10]", "grid.epsilon=[1.0]",
+                         "reps=2", "n_jobs=1", f"results_dir={tmp_path}")
+    experiment = build_experiment(cfg)
+    first = run_experiment(experiment, experiment.config, progress=False)
+    parts = sorted((experiment.parts_dir / "census").glob("part-*.parquet"))
+    copy = parts[0].with_name("part-" + "0" * 20 + ".parquet")  # sorts first
+    copy.write_bytes(parts[0].read_bytes())
+    again = run_experiment(experiment, experiment.config, progress=False)
+    pd.testing.assert_frame_equal(first, again)

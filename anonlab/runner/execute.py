@@ -162,6 +162,8 @@ def run_cells(
             rows.extend(batch_rows)
             bar.update(done)
     frame = checkpoint.load() if checkpoint is not None else pd.DataFrame(rows)
+    # a job stored twice (two runs sharing a folder) counts once, from the first part
+    frame = frame.drop_duplicates(["cell_id", "rep", "metric", "attribute"], keep="first")
     planned = {(cell.id, rep) for _, cell, rep in jobs}
     keep = [(int(c), int(r)) in planned for c, r in zip(frame["cell_id"], frame["rep"],
                                                         strict=True)]
