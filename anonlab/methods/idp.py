@@ -96,7 +96,8 @@ class DpUm(ClusterNoise):
 
     name: ClassVar[str] = "dp_um"
 
-    def centroids_and_sensitivity(self, ranking, low, high):
+    def centroids_and_sensitivity(self, ranking: IndividualRanking, low: np.ndarray,
+                                  high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return ranking.centroids, centroid_global_sensitivity(high - low, ranking.sizes)
 
 
@@ -106,7 +107,8 @@ class IdpLs(ClusterNoise):
 
     name: ClassVar[str] = "idp_ls"
 
-    def centroids_and_sensitivity(self, ranking, low, high):
+    def centroids_and_sensitivity(self, ranking: IndividualRanking, low: np.ndarray,
+                                  high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return ranking.centroids, centroid_local_sensitivity(
             ranking.smallest(0), ranking.largest(0), low, high, ranking.sizes)
 
@@ -125,7 +127,8 @@ class IdpCbls(ClusterNoise):
             raise ParameterError(f"method 'idp_cbls' needs k >= {CBLS_MIN_K} (iDP Proposition 3:"
                                  f" clusters of at least three values), got k={self.k}")
 
-    def centroids_and_sensitivity(self, ranking, low, high):
+    def centroids_and_sensitivity(self, ranking: IndividualRanking, low: np.ndarray,
+                                  high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         smallest = tuple(ranking.smallest(r) for r in range(3))
         largest = tuple(ranking.largest(r) for r in range(3))
         return preprocessed_centroids(ranking), cluster_based_local_sensitivity(
