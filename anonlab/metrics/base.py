@@ -27,6 +27,7 @@ class AttributeMetric:
     name: str
     per_attribute: PerAttribute
     description: str = ""
+    randomized = False  # per-attribute metrics are deterministic (see ReleaseMetric)
 
     def evaluate(self, original: np.ndarray, released: np.ndarray,
                  attributes: Sequence[Attribute]) -> float:

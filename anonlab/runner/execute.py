@@ -40,7 +40,9 @@ def run_job(
             "seed": master_seed, "cell_id": cell.id}
     original, attributes = view.protected_values, view.protected_attributes
     rows: list[dict[str, Any]] = []
-    metric_rng = metric_rng_for(master_seed, cell.id, rep)
+    # the child stream is derived only for a randomized metric: deriving costs per job
+    needs_rng = any(get_metric(name).randomized for name in metrics)
+    metric_rng = metric_rng_for(master_seed, cell.id, rep) if needs_rng else None
     for name in metrics:
         value = get_metric(name).of_release(view, release, metric_rng)
         parts = value.items() if isinstance(value, dict) else [(None, value)]
@@ -71,7 +73,7 @@ def run_batch(dataset: Dataset, jobs: Sequence[Job], master_seed: int, metrics: 
 def plan_jobs(cells: Sequence[Cell], reps: int, metrics: Sequence[str] = ()) -> list[Job]:
     """Every (cell, repetition); deterministic methods run once (rep 0) unless a metric
     is randomized (a random forest), whose repetitions they then share."""
-    random_metric = any(getattr(get_metric(name), "randomized", False) for name in metrics)
+    random_metric = any(get_metric(name).randomized for name in metrics)
     jobs: list[Job] = []
     for index, cell in enumerate(cells):
         n_reps = reps if random_metric or method_class(cell.method).randomized else 1
