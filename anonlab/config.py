@@ -4,6 +4,7 @@ the run profiles (``profile=paper|quick``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from omegaconf import OmegaConf
@@ -23,6 +24,18 @@ def register_resolvers() -> None:
 
 
 PAPER_PROFILE = "paper"
+CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
+
+
+def compose_config(*overrides: str) -> dict[str, Any]:
+    """``conf/config.yaml`` composed with Hydra ``overrides`` (as on the command line) into a
+    plain resolved dict, as ``run.py`` gets it; for scripts, benchmarks and tests."""
+    from hydra import compose, initialize_config_dir
+
+    register_resolvers()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=list(overrides))
+    return OmegaConf.to_container(cfg, resolve=True)
 
 
 def apply_profile(config: Mapping[str, Any]) -> dict[str, Any]:

@@ -13,20 +13,16 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 import numpy as np
-from hydra import compose, initialize_config_dir
-from omegaconf import OmegaConf
 from timing import timed
 
-from anonlab.config import register_resolvers
+from anonlab.config import compose_config
 from anonlab.microaggregation import individual_ranking, sort_columns
 from anonlab.runner import build_experiment
 from anonlab.runner.execute import plan_jobs
 from anonlab.runner.experiment import run_grid
 
-CONF = Path(__file__).resolve().parents[1] / "conf"
 # Budgets: census_ir and adult_uni_sse as the foundation requires; the others are ours.
 BUDGETS_S = {"census_ir": 120.0, "adult_uni_sse": 180.0, "census_ir_vs_mdav": 120.0,
              "census_variance": 60.0, "adult_ir": 600.0, "adult_ir_vs_mdav": 600.0,
@@ -37,10 +33,7 @@ DEFAULT = ("census_ir", "adult_uni_sse", "census_ir_vs_mdav", "census_variance",
 
 
 def load(name: str, n_jobs: int) -> dict:
-    register_resolvers()
-    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[f"+experiment={name}", f"n_jobs={n_jobs}"])
-    return OmegaConf.to_container(cfg, resolve=True)
+    return compose_config(f"+experiment={name}", f"n_jobs={n_jobs}")
 
 
 def time_grid(name: str, n_jobs: int) -> None:

@@ -22,9 +22,8 @@ import argparse
 
 import numpy as np
 import pandas as pd
-from hydra import compose, initialize_config_dir
-from omegaconf import OmegaConf
 
+from anonlab.config import compose_config
 from anonlab.datasets import load_dataset
 from anonlab.methods import make_method
 from anonlab.methods.idp import ClusterNoise
@@ -55,9 +54,7 @@ def reranking_privacy_loss(method: ClusterNoise, column: np.ndarray, low: float,
 
 def audit(dataset_name: str, ks: list[int], alphas: list[float]) -> pd.DataFrame:
     """L of every method, attribute, k and α on a configured data set."""
-    with initialize_config_dir(config_dir=str(_conf()), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[f"dataset={dataset_name}"])
-    base = load_dataset(OmegaConf.to_container(cfg, resolve=True)["dataset"])
+    base = load_dataset(compose_config(f"dataset={dataset_name}")["dataset"])
     rows = []
     for alpha in alphas:
         dataset = base.with_alpha(alpha)
@@ -70,11 +67,6 @@ def audit(dataset_name: str, ks: list[int], alphas: list[float]) -> pd.DataFrame
                     rows.append({"alpha": alpha, "k": k, "method": name,
                                  "attribute": attr.name, "L": loss})
     return pd.DataFrame(rows)
-
-
-def _conf():
-    from pathlib import Path
-    return Path(__file__).resolve().parents[1] / "conf"
 
 
 def main() -> None:

@@ -7,26 +7,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hydra import compose, initialize_config_dir
-from omegaconf import OmegaConf
 
-from anonlab.config import register_resolvers
-
-ROOT = Path(__file__).resolve().parents[1]
-CONF = ROOT / "conf"
+from anonlab import config
 
 
 @pytest.fixture
 def compose_config():
     """Compose ``conf/`` with overrides into a plain resolved dict, as run.py does."""
-    register_resolvers()
-
-    def _compose(*overrides: str) -> dict:
-        with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-            cfg = compose(config_name="config", overrides=list(overrides))
-        return OmegaConf.to_container(cfg, resolve=True)
-
-    return _compose
+    return config.compose_config
 
 
 @pytest.fixture
