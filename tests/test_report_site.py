@@ -164,3 +164,12 @@ def test_every_experiment_maps_to_its_targets():
         for claim in config["claims"]:
             if len(names) > 1:
                 assert claim.get("target") in names, claim["id"]
+
+
+def test_all_runs_the_experiments_of_every_report_target(compose_config):
+    from anonlab.report.site import TARGETS
+
+    listed = compose_config("+experiment=all")["all_experiments"]
+    assert len(listed) == len(set(listed))
+    assert set(listed) == {target.experiment for target in TARGETS}
+    assert len(TARGETS) == 16  # DP-IR 5, DP-UNI 1, TCM 6, iDP 4
