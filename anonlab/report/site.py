@@ -27,9 +27,8 @@ import yaml
 from anonlab.config import PAPER_PROFILE
 from anonlab.io import write_atomic
 from anonlab.report.claims import (
+    CONTRADICTED,
     NOT_CHECKABLE,
-    NOT_REPRODUCED,
-    PAPERS,
     REPRODUCED,
     STATUSES,
     ClaimError,
@@ -43,6 +42,7 @@ REPO = Path(__file__).resolve().parents[2]
 NOTES = REPO / "docs" / "reproduction-notes.md"
 CONF_EXPERIMENTS = REPO / "conf" / "experiment"
 REPORT_DIR = "report"
+PAPERS = ("DP-IR", "DP-UNI", "TCM", "iDP")
 
 
 @dataclass(frozen=True)
@@ -268,7 +268,7 @@ th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
 .meta{color:#666;font-size:.85em}
 .claim{border-left:4px solid #999;padding:.3em .7em;margin:.6em 0;background:#fafafa}
 .claim.reproduced{border-color:#2e7d32}.claim.not-reproduced{border-color:#c62828}
-.claim.not-checkable{border-color:#9e9e9e}
+.claim.not-checkable{border-color:#9e9e9e}.claim.contradicted{border-color:#c62828}.claim.within-noise{border-color:#f9a825}
 .badge{display:inline-block;padding:0 .5em;border-radius:3px;color:#fff;font-size:.8em;
 font-weight:bold}
 .badge.reproduced{background:#2e7d32}.badge.not-reproduced{background:#c62828}
@@ -485,5 +485,5 @@ def build_report(results_dir: Path) -> Path:
                         lambda tmp: tmp.write_text(page, encoding="utf-8"))
 
 
-__all__ = ["NOT_CHECKABLE", "NOT_REPRODUCED", "REPRODUCED", "TARGETS", "Target",
+__all__ = ["CONTRADICTED", "NOT_CHECKABLE", "REPRODUCED", "TARGETS", "Target",
            "build_report", "load_runs", "run_command", "targets_of"]

@@ -1,0 +1,194 @@
+"""Claims as data: the papers' own statements, declared in each experiment's config
+(``claims:``) and judged against its stored results with the uncertainty of our own
+numbers.
+
+A claim names its paper, section and quote, a ``kind`` and the numbers it is about. Each
+kind is one module with its fields, its parser and its evaluator: :mod:`.ordering`,
+:mod:`.crossover`, :mod:`.monotone`, :mod:`.extremum`, :mod:`.ratio`, :mod:`.cells`,
+:mod:`.bound` (their docstrings define them).
+
+A selection (``lower``, ``method``, ``numerator``, …) is a method name or a mapping
+``{method: name | [names], <axis>: filter}``: a scalar fixes the axis (so both sides of a
+comparison may fix different values, e.g. α = 1.5 against α = 3.0), a list or a
+``{min, max}`` range restricts it. ``where`` filters every selection; a method that does
+not use an axis (plain Laplace has no k) passes every filter on it and is matched on the
+other axes alone. The points of a claim are the matched grid points, each with its mean
+over repetitions and standard error; its groups, for the kinds that look along ``x``, are
+the other axes left free. ``min_share`` (default 1) of the points, pairs or groups must
+hold, or ``min_count`` of them.
+
+Each verdict is ``reproduced``, ``contradicted``, ``within noise`` (with the repetitions
+that would decide it) or ``not checkable``, by the rule of :mod:`.stats`. A claim may
+declare a ``known_departure`` (``cause``: stand_in_data or paper_inconsistency, with its
+``evidence``), which the report shows beside a contradiction.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from types import ModuleType
+from typing import Any
+
+import pandas as pd
+
+from anonlab.report.claims import (
+    bound,
+    cells,
+    crossover,
+    extremum,
+    monotone,
+    ordering,
+    ratio,
+)
+from anonlab.report.claims.data import ResultsTable
+from anonlab.report.claims.model import (
+    COMMON_FIELDS,
+    DEPARTURE_CAUSES,
+    TOLERANCE_FIELDS,
+    Checker,
+    Claim,
+    ClaimError,
+    ClaimResult,
+    NotCheckable,
+)
+from anonlab.report.claims.stats import (
+    CONTRADICTED,
+    NOT_CHECKABLE,
+    REPRODUCED,
+    STATUSES,
+    WITHIN_NOISE,
+)
+
+KINDS: dict[str, ModuleType] = {
+    "ordering": ordering, "crossover": crossover, "monotone": monotone,
+    "extremum": extremum, "ratio": ratio, "cells": cells, "bound": bound}
+_ID = re.compile(r"^[a-z0-9_]+$")
+
+__all__ = ["CONTRADICTED", "KINDS", "NOT_CHECKABLE", "REPRODUCED", "STATUSES", "WITHIN_NOISE",
+           "Claim", "ClaimError", "ClaimResult", "ResultsTable", "check_against_config",
+           "evaluate_claim", "evaluate_claims", "parse_claim", "parse_claims"]
+
+
+def _departure(c: Checker) -> dict[str, str] | None:
+    raw = c.raw.get("known_departure")
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping) or set(raw) != {"cause", "evidence"}:
+        raise c.error("known_departure", f"must be {{cause, evidence}}, got {raw!r}")
+    if raw["cause"] not in DEPARTURE_CAUSES:
+        raise c.error("known_departure.cause",
+                      f"must be one of {list(DEPARTURE_CAUSES)}, got {raw['cause']!r}")
+    if not isinstance(raw["evidence"], str) or not raw["evidence"].strip():
+        raise c.error("known_departure.evidence", "must be a non-empty string")
+    return {"cause": str(raw["cause"]), "evidence": str(raw["evidence"])}
+
+
+def parse_claim(raw: Mapping[str, Any], position: int = 0) -> Claim:
+    """Validate one claim (a mapping from the config); :class:`ClaimError` names the claim
+    and the bad field."""
+    if not isinstance(raw, Mapping):
+        raise ClaimError(f"claim #{position + 1}: must be a mapping, got {raw!r}")
+    c = Checker(raw, position)
+    claim_id = c.text("id")
+    if not _ID.match(claim_id):
+        raise c.error("id", f"must be lower-case letters, digits and '_', got {claim_id!r}")
+    paper = c.text("paper")
+    section, quote = c.text("section"), c.text("quote")
+    kind = c.choice("kind", tuple(KINDS))
+    fields = KINDS[kind].FIELDS
+    unknown = set(raw) - COMMON_FIELDS - fields
+    if unknown:
+        raise c.error(sorted(unknown)[0], f"is not a field of kind {kind!r} (fields: "
+                      f"{sorted(fields)} and {sorted(COMMON_FIELDS)})")
+    metric = c.text("metric", required=kind != "cells")
+    by_attribute = raw.get("by_attribute", False)
+    if not isinstance(by_attribute, bool):
+        raise c.error("by_attribute", f"must be true or false, got {by_attribute!r}")
+    min_share = c.number("min_share", 1.0, low=0.0, high=1.0)
+    if min_share == 0:
+        raise c.error("min_share", "must be > 0")
+    min_count = raw.get("min_count")
+    if min_count is not None:
+        if isinstance(min_count, bool) or not isinstance(min_count, int) or min_count < 1:
+            raise c.error("min_count", f"must be an integer >= 1, got {min_count!r}")
+        if "min_share" in raw:
+            raise c.error("min_count", "cannot be given with 'min_share'")
+    notes = c.text("notes", required=False)
+    if notes is not None and not re.match(r"^#[a-z0-9-]+$", notes):
+        raise c.error("notes", f"must be an anchor such as '#dp-ir-figure-1', got {notes!r}")
+    tolerance_note = c.text("tolerance_note", required=False)
+    if tolerance_note is None and (min_share < 1 or any(k in raw for k in TOLERANCE_FIELDS)):
+        used = [k for k in TOLERANCE_FIELDS if k in raw] or ["min_share"]
+        raise c.error("tolerance_note", f"is missing: say why the tolerance ({used[0]}) is "
+                                        "what the paper's wording supports")
+    params = KINDS[kind].parse(c)
+    return Claim(claim_id, paper, section, quote, kind, metric, by_attribute, c.where(),
+                 min_share, min_count, notes, tolerance_note, c.text("target", required=False),
+                 params, _departure(c))
+
+
+def parse_claims(raw: Sequence[Mapping[str, Any]] | None) -> list[Claim]:
+    """Validate a config's ``claims`` list; ids must be distinct."""
+    if raw is None:
+        return []
+    if not isinstance(raw, Sequence) or isinstance(raw, str):
+        raise ClaimError(f"claims must be a list, got {raw!r}")
+    claims = [parse_claim(item, i) for i, item in enumerate(raw)]
+    seen: set[str] = set()
+    for claim in claims:
+        if claim.id in seen:
+            raise ClaimError(f"claim {claim.id!r}: field 'id' is used twice")
+        seen.add(claim.id)
+    return claims
+
+
+def check_against_config(claims: Sequence[Claim], config: Mapping[str, Any]) -> None:
+    """Every method, metric and axis a claim names is one the experiment runs."""
+    methods = set(config.get("methods") or ())
+    grid_axes = set(config.get("grid") or ()) | {"dataset", "attribute"}
+    for claim in claims:
+        name = f"claim {claim.id!r}"
+        if claim.metric is not None:
+            pool = list(config.get("metrics") or ())  # f_measure has a row per class too
+            if claim.by_attribute:
+                pool += list(config.get("metrics_by_attribute") or ())
+            if claim.metric not in pool:
+                how = "per attribute " if claim.by_attribute else ""
+                raise ClaimError(f"{name}: field 'metric' names {claim.metric!r}, which the "
+                                 f"experiment does not compute {how}({list(pool)})")
+        if claim.kind != "cells":
+            for axis in claim.where:
+                if axis not in grid_axes:
+                    raise ClaimError(f"{name}: field 'where' filters {axis!r}, not a grid axis "
+                                     f"({sorted(grid_axes)})")
+        for selection in claim.selections():
+            for method in selection.methods or ():
+                if method not in methods:
+                    raise ClaimError(f"{name}: names method {method!r}, which the experiment "
+                                     f"does not run ({sorted(methods)})")
+            for axis in [*selection.fixed, *selection.limits]:
+                if axis not in grid_axes:
+                    raise ClaimError(f"{name}: a selection filters {axis!r}, not a grid axis "
+                                     f"({sorted(grid_axes)})")
+        axis = claim.params.get("x")
+        if axis is not None and axis not in grid_axes:
+            raise ClaimError(f"{name}: field 'x' is {axis!r}, not a grid axis")
+
+
+def evaluate_claim(claim: Claim, table: pd.DataFrame | ResultsTable) -> ClaimResult:
+    """Judge one claim against a results table."""
+    data = table if isinstance(table, ResultsTable) else ResultsTable(table)
+    try:
+        status, ours, reps = KINDS[claim.kind].evaluate(claim, data)
+    except NotCheckable as reason:
+        status, ours, reps = NOT_CHECKABLE, str(reason), None
+    return ClaimResult.of(claim, status, ours, reps)
+
+
+def evaluate_claims(claims: Sequence[Claim | Mapping[str, Any]], table: pd.DataFrame
+                    ) -> list[ClaimResult]:
+    """Judge every claim (parsed, or raw mappings from a config) against ``table``."""
+    parsed = [c if isinstance(c, Claim) else parse_claim(c, i) for i, c in enumerate(claims)]
+    data = ResultsTable(table)
+    return [evaluate_claim(claim, data) for claim in parsed]

@@ -1,0 +1,80 @@
+"""``bound``: ``method``'s values compared (``op``) with a number or a grid column
+(``value: k``), with a relative slack ``rel_tol``; ``min_count`` turns "at every point"
+into "at ``min_count`` points at least", which pays for picking the best of many noisy
+points (Bonferroni, :mod:`anonlab.report.claims.stats`)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anonlab.report.claims.data import (
+    ResultsTable,
+    point_label,
+    select,
+    side,
+    varying,
+)
+from anonlab.report.claims.model import (
+    Checker,
+    Claim,
+    NotCheckable,
+    fmt,
+    is_scalar,
+    need_of,
+    need_text,
+)
+from anonlab.report.claims.stats import judge, plus_minus, tally
+
+FIELDS = {"method", "op", "value", "rel_tol"}
+OPS = ("<", "<=", ">", ">=", "==")
+
+
+def parse(c: Checker) -> dict[str, Any]:
+    value = c.raw.get("value")
+    if not is_scalar(value):
+        raise c.error("value", f"must be a number or a grid column, got {value!r}")
+    return {"method": c.selection("method"), "op": c.choice("op", OPS), "value": value,
+            "rel_tol": c.number("rel_tol", 0.0, low=0.0)}
+
+
+def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
+    p = claim.params
+    points = data.points(claim.metric, claim.by_attribute)
+    selection = p["method"]
+    frame, keys = select(points, selection, claim.where)
+    target = p["value"]
+    if isinstance(target, str):
+        if target in frame.columns:
+            reference = frame[target].astype(float)
+        elif target in selection.fixed:
+            reference = pd.Series(float(selection.fixed[target]), index=frame.index)
+        else:
+            raise NotCheckable(f"no column {target!r} to compare with")
+    else:
+        reference = pd.Series(float(target), index=frame.index)
+    ref = reference.to_numpy(dtype=float)
+    slack = p["rel_tol"] * np.abs(ref)
+    q = side(frame)
+    if p["op"] == "==":
+        judged = judge(q, ref - slack - 1e-12, ref + slack + 1e-12, closed=True)
+    elif p["op"] in ("<", "<="):
+        judged = judge(q, -math.inf, ref + slack, closed=p["op"] == "<=")
+    else:
+        judged = judge(q, ref - slack, math.inf, closed=p["op"] == ">=")
+    result = tally(judged, need_of(claim, len(q)))
+    text = (f"{result.held}/{result.n} points with {claim.metric} {p['op']} {fmt(target)} "
+            f"at 95%{' (Bonferroni)' if result.need < result.n else ''}, "
+            f"{result.opposite} opposite")
+    order = np.argsort(-q.est if p["op"] in ("<", "<=") else q.est)
+    if claim.min_count is not None:
+        order = order[::-1]
+    if len(order):
+        i = int(order[0])
+        where = point_label(frame.iloc[i], varying(frame, keys))
+        text += (f"; {'best' if claim.min_count else 'worst'}"
+                 f"{' at ' + where if where else ''}: {plus_minus(q, i, fmt)}")
+    return result.status, text + f" ({need_text(claim)})", result.reps

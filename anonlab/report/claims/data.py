@@ -1,0 +1,215 @@
+"""The results a claim reads: per grid point, the mean over repetitions with its standard
+error, selected, joined and grouped along an axis."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from functools import cache
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anonlab.report.claims.model import (
+    Filter,
+    NotCheckable,
+    Selection,
+    axis_label,
+    where_text,
+)
+from anonlab.report.claims.stats import Quantity
+from anonlab.validation import ParameterError
+
+NON_AXES = {"experiment", "method", "value", "se", "df", "n"}
+DROPPED = ("rep", "seed", "cell_id", "metric", "value")
+
+
+@cache
+def _exact_when_run_once(method: str, metric: str) -> bool:
+    """Whether one run of ``method`` scored by ``metric`` is the whole story: both
+    deterministic (the runner then runs them once)."""
+    from anonlab.methods import method_class
+    from anonlab.metrics import get_metric
+
+    try:
+        randomized = method_class(method).randomized
+    except ParameterError:
+        return False
+    try:
+        randomized = randomized or get_metric(metric).randomized
+    except ParameterError:
+        pass
+    return not randomized
+
+
+class ResultsTable:
+    """Point statistics of one results table, cached per (metric, by_attribute).
+
+    :meth:`points` has, per method and parameters, the mean over repetitions (``value``),
+    its standard error ``se`` (0 for a deterministic method and metric run once; NaN for a
+    randomised one run once), degrees of freedom ``df`` and repetitions ``n``.
+    """
+
+    def __init__(self, table: pd.DataFrame) -> None:
+        self.table = table
+        self._points: dict[tuple[str, bool], pd.DataFrame] = {}
+
+    def points(self, metric: str, by_attribute: bool) -> pd.DataFrame:
+        key = (metric, by_attribute)
+        if key not in self._points:
+            table = self.table
+            if not (table["metric"] == metric).any():
+                raise NotCheckable(f"metric {metric!r} is not in the results")
+            rows = table[(table["metric"] == metric)
+                         & (table["attribute"].notna() == by_attribute)]
+            if rows.empty:
+                raise NotCheckable(f"no {'per-attribute ' if by_attribute else ''}rows of "
+                                   f"metric {metric!r}")
+            dropped = (*DROPPED, *(() if by_attribute else ("attribute",)))
+            params = [c for c in rows.columns if c not in dropped]
+            grouped = rows.groupby(params, dropna=False, sort=True)["value"]
+            points = grouped.agg(["mean", "std", "count"]).reset_index()
+            n = points["count"].to_numpy(dtype=float)
+            se = points["std"].to_numpy(dtype=float) / np.sqrt(n)
+            once = n == 1
+            exact = np.array([_exact_when_run_once(str(m), metric)
+                              for m in points.loc[once, "method"]], dtype=bool)
+            se[np.flatnonzero(once)] = np.where(exact, 0.0, np.nan)
+            se[~once & (points["std"].to_numpy(dtype=float) == 0)] = 0.0
+            points = points.drop(columns=["std", "count"]).rename(columns={"mean": "value"})
+            points["se"], points["df"], points["n"] = se, np.where(se == 0, np.inf, n - 1), n
+            self._points[key] = points
+        return self._points[key]
+
+
+def missing(value: Any) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+def mask(column: pd.Series, value: Filter, *, keep_missing: bool = True) -> pd.Series:
+    """Rows whose ``column`` passes the filter (missing values pass when ``keep_missing``)."""
+    present = column.notna()
+    if isinstance(value, Mapping):
+        numeric = pd.to_numeric(column, errors="coerce")
+        ok = pd.Series(True, index=column.index)
+        if "min" in value:
+            ok &= numeric >= value["min"] - 1e-12 * abs(value["min"])
+        if "max" in value:
+            ok &= numeric <= value["max"] + 1e-12 * abs(value["max"])
+    else:
+        values = value if isinstance(value, list) else [value]
+        ok = pd.Series(False, index=column.index)
+        for v in values:
+            if isinstance(v, str):
+                ok |= column.astype("string") == v
+            else:
+                numeric = pd.to_numeric(column, errors="coerce").astype(float)
+                ok |= np.isclose(numeric, float(v), rtol=1e-9, atol=0.0)
+    ok = ok.fillna(False).astype(bool) & present
+    return ok | ~present if keep_missing else ok
+
+
+def pool(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Points sharing ``keys`` merged into one: the mean of their means, with the standard
+    error of that mean (independent estimates)."""
+    present = [k for k in keys if k in frame.columns]
+    if present and not frame.duplicated(present).any():
+        return frame[[*present, "value", "se", "df", "n"]].sort_values(present).reset_index(
+            drop=True)
+    frame = frame.assign(_all=0, _var=frame["se"] ** 2)
+    keys = present or ["_all"]
+    grouped = frame.groupby(keys, dropna=False, sort=True)
+    out = grouped.agg(value=("value", "mean"), count=("value", "size"), df=("df", "min"),
+                      n=("n", "max"), var=("_var", lambda v: float(np.sum(v.to_numpy()))))
+    out["se"] = np.sqrt(out["var"]) / out["count"]
+    out = out.drop(columns=["count", "var"]).reset_index()
+    return out.drop(columns="_all") if "_all" in out.columns else out
+
+
+def select(points: pd.DataFrame, selection: Selection, where: Mapping[str, Filter]
+           ) -> tuple[pd.DataFrame, list[str]]:
+    """The selection's points (columns value, se, df, n) and its free axes (the keys)."""
+    rows = points
+    if selection.methods is not None:
+        unknown = set(selection.methods) - set(points["method"])
+        if unknown:
+            raise NotCheckable(f"no rows of method {sorted(unknown)[0]!r}")
+        rows = rows[rows["method"].isin(selection.methods)]
+    filters = {**where, **selection.limits, **selection.fixed}
+    for axis, value in filters.items():
+        if axis not in rows.columns:
+            if axis in selection.fixed:
+                continue  # an axis this table lacks (a method that ignores it)
+            raise NotCheckable(f"the results have no axis {axis!r}")
+        rows = rows[mask(rows[axis], value)]
+    if rows.empty:
+        raise NotCheckable(f"no points for {selection.label}"
+                           + (f" where {where_text(where)}" if where else ""))
+    axes = [c for c in points.columns if c not in NON_AXES]
+    keys = [a for a in axes if a not in selection.fixed and rows[a].notna().any()]
+    if selection.methods is None or len(selection.methods) > 1:
+        keys.append("method")
+    return pool(rows, keys), keys
+
+
+def join(frames: Sequence[tuple[pd.DataFrame, list[str]]]) -> tuple[pd.DataFrame, list[str]]:
+    """Merge selections on their common free axes; side i's statistics go to columns
+    ``v{i}``, ``se{i}``, ``df{i}``, ``n{i}`` (and any other column ``c`` to ``c{i}``)."""
+    merged, keys = None, []
+    for i, (frame, frame_keys) in enumerate(frames):
+        frame = frame.rename(columns={c: f"{c if c != 'value' else 'v'}{i}"
+                                      for c in frame.columns if c not in frame_keys})
+        if merged is None:
+            merged, keys = frame, list(frame_keys)
+            continue
+        common = [k for k in frame_keys if k in keys]
+        merged = (merged.merge(frame, on=common, how="inner") if common
+                  else merged.merge(frame, how="cross"))
+        keys += [k for k in frame_keys if k not in keys]
+    assert merged is not None
+    if merged.empty:
+        raise NotCheckable("the selections share no grid point")
+    return merged.reset_index(drop=True), keys
+
+
+def side(frame: pd.DataFrame, i: int | None = None) -> Quantity:
+    """The statistics of side ``i`` of a joined frame (or of a selection's own columns)."""
+    suffix = "" if i is None else str(i)
+    value = "value" if i is None else f"v{i}"
+    return Quantity.of(frame[value], frame[f"se{suffix}"], frame[f"df{suffix}"],
+                       frame[f"n{suffix}"])
+
+
+def varying(frame: pd.DataFrame, keys: Sequence[str]) -> list[str]:
+    """The keys that take more than one value in ``frame`` (the others go without saying)."""
+    return [k for k in keys if k in frame.columns and frame[k].nunique(dropna=False) > 1]
+
+
+def point_label(row: Mapping[str, Any], keys: Sequence[str]) -> str:
+    return ", ".join(axis_label(k, row[k]) for k in keys if not missing(row[k]))
+
+
+def groups(frame: pd.DataFrame, keys: Sequence[str], x: str
+           ) -> Iterator[tuple[dict[str, Any], pd.DataFrame]]:
+    """(group, curve sorted along x) for each combination of the other free axes; the group
+    holds only the axes that vary between groups."""
+    others = [k for k in keys if k != x]
+    if x not in keys:
+        raise NotCheckable(f"the selection does not vary along {x!r}")
+    if not others:
+        yield {}, frame.sort_values(x).reset_index(drop=True)
+        return
+    moving = set(varying(frame, others))
+    for key, part in frame.groupby(others, dropna=False, sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        group = {k: v for k, v in zip(others, key, strict=True) if k in moving}
+        yield group, part.sort_values(x).reset_index(drop=True)
+
+
+def group_label(group: Mapping[str, Any]) -> str:
+    return ", ".join(axis_label(k, v) for k, v in group.items() if not missing(v))
+
+
+def integer_axis(values: np.ndarray) -> bool:
+    return bool(np.all(np.isclose(values, np.round(values))))

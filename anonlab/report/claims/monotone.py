@@ -1,0 +1,79 @@
+"""``monotone``: ``method``'s curve increases or decreases along ``x``.
+
+Judged on all pairs of points (x_i < x_j), not only neighbours, so that noise between
+neighbouring x does not hide a trend: each pair is one comparison of two means, and a move
+the wrong way by at most ``rel_tol`` of the earlier value still counts as in order. With
+``min_share`` below 1 ("grows" as a trend), the share of pairs that hold is counted with
+simultaneous intervals (:mod:`anonlab.report.claims.stats`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from anonlab.report.claims.data import ResultsTable, group_label, groups, select, side
+from anonlab.report.claims.model import (
+    Checker,
+    Claim,
+    NotCheckable,
+    examples,
+    fmt,
+    need_of,
+    need_text,
+    symbol,
+)
+from anonlab.report.claims.stats import Quantity, judge, tally, welch_df
+
+FIELDS = {"method", "x", "direction", "rel_tol"}
+
+
+def parse(c: Checker) -> dict[str, Any]:
+    return {"method": c.selection("method"), "x": c.text("x", required=False) or "k",
+            "direction": c.choice("direction", ("increasing", "decreasing")),
+            "rel_tol": c.number("rel_tol", 0.0, low=0.0)}
+
+
+def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
+    p = claim.params
+    points = data.points(claim.metric, claim.by_attribute)
+    frame, keys = select(points, p["method"], claim.where)
+    x, rel = p["x"], p["rel_tol"]
+    sign = 1.0 if p["direction"] == "increasing" else -1.0
+    pieces = []
+    for group, curve in groups(frame, keys, x):
+        q = side(curve)
+        if len(q) < 2:
+            continue
+        i, j = np.triu_indices(len(q), k=1)
+        # sign · (v_j − v_i) + rel · |v_i| ≥ 0: in order, up to the stated slack
+        est = sign * (q.est[j] - q.est[i]) + rel * np.abs(q.est[i])
+        se = np.sqrt(q.se[i] ** 2 + q.se[j] ** 2)
+        df = welch_df(q.se[i], q.df[i], q.se[j], q.df[j])
+        xs = curve[x].to_numpy(dtype=float)
+        pieces.append((Quantity(est, se, df, np.maximum(q.n[i], q.n[j])), i, j, xs, q,
+                       group_label(group)))
+    if not pieces:
+        raise NotCheckable(f"fewer than two values of {x!r}")
+    q_all = Quantity(*(np.concatenate([getattr(piece[0], f) for piece in pieces])
+                       for f in ("est", "se", "df", "n")))
+    judged = judge(q_all, 0.0, np.inf, closed=True)
+    result = tally(judged, need_of(claim, len(q_all)))
+    against = judged.opposite_adjusted if result.need > 1 else judged.opposite
+    text = (f"{result.held}/{result.n} pairs of {symbol(x)} {p['direction']} at 95%"
+            f"{' (Bonferroni)' if result.need < result.n else ''}, {result.opposite} "
+            f"confidently against")
+    offset = 0
+    wrong = []
+    for q_pair, i, j, xs, q, label in pieces:
+        part = slice(offset, offset + len(q_pair))
+        offset += len(q_pair)
+        bad = against[part]
+        if bad.any():
+            w = int(np.flatnonzero(bad)[np.argmin(q_pair.est[bad])])
+            wrong.append(f"{label + ': ' if label else ''}{symbol(x)}={fmt(xs[i[w]])}→"
+                         f"{fmt(xs[j[w]])} {fmt(q.est[i[w]])}→{fmt(q.est[j[w]])}")
+    if wrong:
+        text += f"; against: {examples(wrong, 2)}"
+    return result.status, text + f" ({need_text(claim)})", result.reps

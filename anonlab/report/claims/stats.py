@@ -1,0 +1,212 @@
+"""The statistics behind every verdict: a mean and a confidence interval per grid point from
+the repetitions, and one rule for claims over many points.
+
+Each checked quantity ``q`` (a difference of two curves, a log ratio, a value against a
+bound) has an estimate, a standard error over repetitions and Welch degrees of freedom. A
+claim states that ``q`` lies in a band ``(lo, hi)`` at each of its ``N`` points, and that
+``need`` of them do (all, a share, or at least ``min_count``).
+
+The multiple-comparison rule (level α = 5 %, two-sided intervals):
+
+* a point **holds** when its interval lies inside the band, and is **opposite** when its
+  interval lies wholly outside;
+* the claim is **reproduced** when at least ``need`` points hold. If ``need = N`` (every
+  point) each point is judged at 95 %: an intersection-union test, which needs no correction.
+  Otherwise the holding points are counted with Bonferroni-adjusted 1 − α/N intervals, so
+  that a count taken from many noisy points (the best of them, a share of them) is paid for;
+* it is **contradicted** when more than ``N − need`` points are opposite. If that takes
+  every point (``need = 1``, "somewhere") each is judged at 95 %; otherwise at 1 − α/N
+  (Bonferroni), so that one noisy point among hundreds does not contradict a claim;
+* otherwise it is **within noise**, and :func:`reps_to_decide` says how many repetitions
+  would decide it if the observed means and spreads were the truth.
+
+A point whose standard error is zero (a deterministic method and metric) is compared
+exactly; one with an unknown error (a randomised method run once) is never decided.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+ALPHA = 0.05
+REPRODUCED = "reproduced"
+CONTRADICTED = "contradicted"
+WITHIN_NOISE = "within noise"
+NOT_CHECKABLE = "not checkable"
+STATUSES = (REPRODUCED, CONTRADICTED, WITHIN_NOISE, NOT_CHECKABLE)
+MAX_REPS = 100_000  # beyond this, "more repetitions" is no answer: the curves agree
+
+
+def critical(df: np.ndarray | float, tests: int = 1) -> np.ndarray:
+    """Two-sided Student-t critical value at level α / ``tests`` (normal for df = ∞)."""
+    df = np.asarray(df, dtype=float)
+    q = 1 - ALPHA / (2 * max(int(tests), 1))
+    out = np.full(df.shape, stats.norm.ppf(q))
+    finite = np.isfinite(df) & (df > 0)
+    out[finite] = stats.t.ppf(q, df[finite])
+    return out
+
+
+def welch_df(se_a: np.ndarray, df_a: np.ndarray, se_b: np.ndarray, df_b: np.ndarray,
+             weight: float = 1.0) -> np.ndarray:
+    """Welch-Satterthwaite degrees of freedom of ``b − weight·a`` (∞ where exact)."""
+    va, vb = (weight * np.asarray(se_a)) ** 2, np.asarray(se_b) ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        den = np.where(va > 0, va**2 / df_a, 0.0) + np.where(vb > 0, vb**2 / df_b, 0.0)
+        out = np.where(den > 0, (va + vb) ** 2 / den, np.inf)
+    return out
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """Estimates of one quantity at N points: ``est``, standard error ``se`` (0: exact,
+    NaN: unknown), degrees of freedom ``df`` and repetitions ``n`` behind them."""
+
+    est: np.ndarray
+    se: np.ndarray
+    df: np.ndarray
+    n: np.ndarray
+
+    @classmethod
+    def of(cls, est, se, df, n) -> Quantity:
+        arrays = [np.asarray(v, dtype=float).reshape(-1) for v in (est, se, df, n)]
+        size = max(len(a) for a in arrays)
+        return cls(*(np.broadcast_to(a, (size,)).copy() for a in arrays))
+
+    def __len__(self) -> int:
+        return len(self.est)
+
+    def interval(self, tests: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """The two-sided interval at level 1 − α/``tests`` (unbounded where se is unknown)."""
+        half = critical(self.df, tests) * self.se
+        half = np.where(np.isnan(self.se), np.inf, half)
+        return self.est - half, self.est + half
+
+    def difference(self, other: Quantity, weight: float = 1.0) -> Quantity:
+        """``self − weight·other``, the two estimated independently."""
+        se = np.sqrt(self.se**2 + (weight * other.se) ** 2)
+        return Quantity(self.est - weight * other.est, se,
+                        welch_df(other.se, other.df, self.se, self.df, weight),
+                        np.maximum(self.n, other.n))
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """Per point: holds / opposite at the unadjusted and the adjusted level."""
+
+    holds: np.ndarray
+    opposite: np.ndarray
+    holds_adjusted: np.ndarray
+    opposite_adjusted: np.ndarray
+    reps_hold: np.ndarray      # repetitions at which an undecided point would hold
+    reps_opposite: np.ndarray  # … or be opposite (adjusted), if the estimates were true
+
+
+def judge(q: Quantity, lo: float | np.ndarray = 0.0, hi: float | np.ndarray = math.inf, *,
+          tests: int | None = None, closed: bool = False) -> Judgement:
+    """Is ``q`` inside the band (lo, hi) at each point? ``tests`` (default N) sets the
+    Bonferroni adjustment; ``closed`` makes an exact value on a band edge count as inside."""
+    n_tests = len(q) if tests is None else tests
+    lo = np.broadcast_to(np.asarray(lo, dtype=float), q.est.shape)
+    hi = np.broadcast_to(np.asarray(hi, dtype=float), q.est.shape)
+    exact = q.se == 0
+
+    def at(level_tests: int) -> tuple[np.ndarray, np.ndarray]:
+        low, high = q.interval(level_tests)
+        if closed:
+            inside_exact = (q.est >= lo) & (q.est <= hi)
+        else:
+            inside_exact = (q.est > lo) & (q.est < hi)
+        holds = np.where(exact, inside_exact, (low > lo) & (high < hi))
+        opposite = np.where(exact, ~inside_exact, (high < lo) | (low > hi))
+        return holds & np.isfinite(q.est), opposite & np.isfinite(q.est)
+
+    holds, opposite = at(1)
+    holds_adj, opposite_adj = at(n_tests)
+    # repetitions that would decide an undecided point: the distance to the nearest band
+    # edge, in standard errors, against the normal critical value
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inside = (q.est > lo) & (q.est < hi)
+        edge = np.minimum(np.abs(q.est - lo), np.abs(hi - q.est))
+        z = critical(np.inf, 1).item(), critical(np.inf, n_tests).item()
+        need_hold = np.where(inside, q.n * (z[0] * q.se / edge) ** 2, np.inf)
+        need_opp = np.where(~inside, q.n * (z[1] * q.se / edge) ** 2, np.inf)
+    return Judgement(holds, opposite, holds_adj, opposite_adj,
+                     np.nan_to_num(need_hold, nan=np.inf), np.nan_to_num(need_opp, nan=np.inf))
+
+
+@dataclass(frozen=True)
+class Tally:
+    """How many of a claim's N points hold and are opposite under the stated rule."""
+
+    n: int
+    need: int
+    held: int
+    opposite: int
+    status: str
+    reps: int | None  # repetitions that would decide a claim within noise
+
+    @property
+    def undecided(self) -> int:
+        return self.n - self.held - self.opposite
+
+
+def tally(j: Judgement, need: int) -> Tally:
+    """The verdict of a claim that ``need`` of its points hold (see the module docstring)."""
+    n = len(j.holds)
+    if n == 0:
+        return Tally(0, need, 0, 0, NOT_CHECKABLE, None)
+    need = min(max(need, 1), n)
+    holds = j.holds if need == n else j.holds_adjusted
+    opposite = j.opposite if need == 1 else j.opposite_adjusted
+    held, opp = int(holds.sum()), int((opposite & ~holds).sum())
+    if held >= need:
+        return Tally(n, need, held, opp, REPRODUCED, None)
+    if opp > n - need:
+        return Tally(n, need, held, opp, CONTRADICTED, None)
+    return Tally(n, need, held, opp, WITHIN_NOISE, _reps(j, holds, opposite, need))
+
+
+def _reps(j: Judgement, holds: np.ndarray, opposite: np.ndarray, need: int) -> int | None:
+    """The fewest repetitions at which the claim would be decided, were the estimates true:
+    the points still missing to hold, or to be opposite, whichever comes first."""
+    n = len(holds)
+    open_ = ~holds & ~opposite
+    to_hold = np.sort(j.reps_hold[open_])[: max(need - int(holds.sum()), 0)]
+    to_oppose = np.sort(j.reps_opposite[open_])[: max(n - need + 1 - int(opposite.sum()), 0)]
+    options = [float(x.max()) for x in (to_hold, to_oppose)
+               if len(x) and np.all(np.isfinite(x))]
+    if not options:
+        return None
+    best = min(options)
+    return int(math.ceil(best)) if best <= MAX_REPS else None
+
+
+def combine(verdicts: list[str], need: int) -> str:
+    """The verdict of a claim over groups (curves), ``need`` of which must be reproduced."""
+    decided = [v for v in verdicts if v != NOT_CHECKABLE]
+    if not decided:
+        return NOT_CHECKABLE
+    n = len(verdicts)
+    need = min(max(need, 1), n)
+    if verdicts.count(REPRODUCED) >= need:
+        return REPRODUCED
+    if verdicts.count(CONTRADICTED) > n - need:
+        return CONTRADICTED
+    if verdicts.count(REPRODUCED) + verdicts.count(WITHIN_NOISE) < need:
+        return NOT_CHECKABLE
+    return WITHIN_NOISE
+
+
+def plus_minus(q: Quantity, i: int, fmt) -> str:
+    """``mean ± half-width`` of the 95 % interval of point ``i`` (just the mean if exact)."""
+    est, se = q.est[i], q.se[i]
+    if se == 0 or not np.isfinite(est):
+        return fmt(est)
+    if np.isnan(se):
+        return f"{fmt(est)} (1 rep)"
+    return f"{fmt(est)} ± {fmt(float(critical(q.df[i : i + 1])[0] * se))}"
