@@ -1,0 +1,286 @@
+"""The reproduction report's two pages, HTML (self-contained, figures embedded) and
+Markdown, laid out from one :class:`~anonlab.report.view.ReportView`."""
+
+from __future__ import annotations
+
+import base64
+import html
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from anonlab.report.claims import STATUSES, WITHIN_NOISE, ClaimResult
+from anonlab.report.view import CAUSES, ClaimView, ReportView, TargetView
+
+NOTES_HTML, NOTES_MD = "notes.html", "notes.md"
+
+STYLE = """
+body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:0 auto;
+max-width:1200px;padding:1em 2em;color:#222;line-height:1.45}
+h1{margin-bottom:.2em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:2.2em}
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
+th,td{border:1px solid #ccc;padding:.2em .5em;text-align:right;vertical-align:top}
+th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
+td.text{text-align:left}
+figure{margin:1em 0}figure img{width:100%;height:auto;border:1px solid #eee}
+.scroll{overflow-x:auto;max-width:100%}
+.meta{color:#666;font-size:.85em}
+.claim{border-left:5px solid #999;padding:.4em .8em;margin:.8em 0;background:#fafafa}
+.claim.reproduced{border-color:#2e7d32}.claim.contradicted{border-color:#c62828}
+.claim.within-noise{border-color:#f9a825}.claim.not-checkable{border-color:#9e9e9e}
+.badge{display:inline-block;padding:0 .5em;border-radius:3px;color:#fff;font-size:.8em;
+font-weight:bold}
+.badge.reproduced{background:#2e7d32}.badge.contradicted{background:#c62828}
+.badge.within-noise{background:#b58900}.badge.not-checkable{background:#757575}
+.claim blockquote{margin:.3em 0;font-style:italic;color:#444}
+.ours{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.8em;word-break:break-word}
+.tol,.cause{font-size:.85em}.tol{color:#666}.cause{color:#8a1c1c}
+.notrun{background:#fff8e1;border:1px solid #ffe082;padding:.5em 1em}
+code{background:#f3f3f3;padding:0 .2em}
+"""
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _css(status: str) -> str:
+    return status.replace(" ", "-")
+
+
+def _number(value: float) -> str:
+    if value == 0 or 0.01 <= abs(value) < 1e5:
+        return f"{value:.2f}"
+    return f"{value:.3g}"
+
+
+def summary_rows(view: ReportView) -> list[dict[str, Any]]:
+    """One row per paper and a total: targets run, claims by verdict, contradictions by
+    cause, and the claims of targets not run."""
+    rows = []
+    for s in view.papers:
+        rows.append({"paper": s.paper.short, "targets run": f"{s.targets_run}/{s.targets}",
+                     "claims judged": sum(s.counts.values()), **s.counts,
+                     **{f"contradicted: {label}": s.causes[c] for c, label in CAUSES.items()},
+                     "claims of targets not run": s.claims_not_run})
+    total: dict[str, Any] = {"paper": "all", "targets run":
+                             f"{sum(s.targets_run for s in view.papers)}/"
+                             f"{sum(s.targets for s in view.papers)}"}
+    for column in list(rows[0])[2:] if rows else []:
+        total[column] = sum(row[column] for row in rows)
+    return [*rows, total] if rows else []
+
+
+def _verdict_line(result: ClaimResult) -> str:
+    text = f"ours: {result.ours}"
+    if result.status == WITHIN_NOISE and result.reps:
+        text += f" — about {result.reps} repetitions would decide it"
+    return text
+
+
+# --- HTML ------------------------------------------------------------------------------------
+
+
+def _figure_html(path: Path) -> str:
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    return (f'<figure><img alt="{_e(path.stem)}" src="data:image/png;base64,{data}">'
+            f'<figcaption class="meta">{_e(path.name)}</figcaption></figure>')
+
+
+def _table_html(stem: Path) -> str:
+    csv = stem.with_suffix(".csv")
+    if csv.is_file():
+        body = pd.read_csv(csv).to_html(index=False, na_rep="", border=0,
+                                        float_format=_number)
+    else:
+        body = f"<pre>{_e(stem.with_suffix('.md').read_text(encoding='utf-8'))}</pre>"
+    return f'<h4>{_e(stem.name)}</h4><div class="scroll">{body}</div>'
+
+
+def _rows_html(rows: Sequence[Mapping[str, Any]], text_columns: Sequence[str] = ()) -> str:
+    if not rows:
+        return ""
+    columns = list(rows[0])
+    head = "".join(f"<th>{_e(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(
+        f'<td{" class=text" if c in text_columns else ""}>{row[c]}</td>' for c in columns)
+        + "</tr>" for row in rows)
+    return f'<div class="scroll"><table><tr>{head}</tr>{body}</table></div>'
+
+
+def _claim_html(claim: ClaimView, notes: str) -> str:
+    r = claim.result
+    link = f' · <a href="{notes}{_e(r.notes)}">notes</a>' if r.notes else ""
+    out = [f'<div class="claim {_css(r.status)}" id="claim-{_e(r.id)}">',
+           f'<span class="badge {_css(r.status)}">{_e(r.status)}</span> <b>{_e(r.id)}</b> '
+           f'<span class="meta">{_e(r.paper)} {_e(r.section)} · {_e(r.kind)}'
+           f'{" · " + _e(r.metric) if r.metric else ""}{link}</span>',
+           f"<blockquote>“{_e(r.quote)}”</blockquote>",
+           f'<div class="ours">{_e(_verdict_line(r))}</div>']
+    if claim.cause:
+        evidence = f": {_e(claim.cause_text)}" if claim.cause_text else ""
+        out.append(f'<div class="cause">cause: <b>{_e(CAUSES[claim.cause])}</b>{evidence}</div>')
+    if len(claim.readings) > 1:
+        rows = [{"reading": _e(v.reading.name) + (" (text)" if v.reading.primary else ""),
+                 "verdict": (f'<span class="badge {_css(v.result.status)}">'
+                             f"{_e(v.result.status)}</span>" if v.result else "not run"),
+                 "ours": f'<span class="ours">{_e(v.result.ours)}</span>' if v.result else ""}
+                for v in claim.readings]
+        out.append(_rows_html(rows, ("reading", "ours")))
+    if r.tolerance_note:
+        out.append(f'<div class="tol">tolerance: {_e(r.tolerance_note)}</div>')
+    return "".join(out) + "</div>"
+
+
+def _readings_html(t: TargetView) -> str:
+    if not t.entry.readings:
+        return ""
+    rows = []
+    for reading in [t.entry.primary, *t.entry.alternatives]:
+        counts = dict(next((c for r, c in t.reading_counts if r.name == reading.name), {}))
+        run = t.run if reading.primary else t.reading_runs.get(reading.name)
+        rows.append({"reading": _e(reading.name) + (" (the text's)" if reading.primary else "")
+                     + (" ★" if reading.name == t.best_reading else ""),
+                     "what it takes the paper to say": _e(reading.text),
+                     **({s: counts.get(s, "") for s in STATUSES} if run else
+                        {"run": f"<code>{_e(t.command)} reading={_e(reading.name)}</code>"})})
+    keys = list(dict.fromkeys(k for row in rows for k in row))
+    rows = [{k: row.get(k, "") for k in keys} for row in rows]
+    note = (f" ★ reproduces the most claims: <b>{_e(t.best_reading)}</b>."
+            if t.best_reading else "")
+    return (f'<h3>Readings</h3><p class="meta">Each claim is judged under every reading.'
+            f"{note}</p>" + _rows_html(rows, ("reading", "what it takes the paper to say")))
+
+
+def render_html(view: ReportView) -> str:
+    """The self-contained HTML page."""
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           "<title>anonlab reproduction report</title>", f"<style>{STYLE}</style>",
+           "</head><body>", "<h1>Reproduction report</h1>",
+           f'<p class="meta">results: <code>{_e(view.results_dir)}</code> · profile '
+           f"{_e(view.profile)} · verdicts at 95% over the repetitions "
+           f'(<a href="{NOTES_HTML}#report">how claims are judged</a>)</p>',
+           "<h2>Summary</h2>", _rows_html(summary_rows(view))]
+    if view.contradictions:
+        items = [f'<li><a href="#claim-{_e(c.result.id)}">{_e(t.target.title_line)}: '
+                 f"{_e(c.result.id)}</a> — {_e(CAUSES[c.cause])}</li>"
+                 for t, c in view.contradictions]
+        out += ["<h3>Contradictions and their causes</h3>", "<ul>", *items, "</ul>"]
+    out += ["<h2>Figures and tables</h2>", "<ul>"]
+    for t in view.targets:
+        counts = {s: sum(c.result.status == s for c in t.claims) for s in STATUSES}
+        state = (", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no claims"
+                 if t.run else "not run")
+        out.append(f'<li><a href="#{t.target.anchor}">{_e(t.target.title_line)}</a> '
+                   f"({_e(t.target.title)}): {_e(state)}</li>")
+    out.append("</ul>")
+    for t in view.targets:
+        out.append(f'<h2 id="{t.target.anchor}">{_e(t.target.title_line)}: '
+                   f"{_e(t.target.title)}</h2>")
+        if t.run is None:
+            out.append(f'<p class="notrun"><b>not run</b>: <code>{_e(t.command)}</code></p>')
+            continue
+        out.append('<p class="meta">' + " · ".join(_e(m) for m in t.run.meta()) + "</p>")
+        out += [_figure_html(p) for p in t.run.figures(t.target.figures)]
+        out += [_table_html(p) for p in t.run.tables(t.target.tables)]
+        out.append(_readings_html(t))
+        out.append("<h3>The paper's claims</h3>")
+        out += [_claim_html(c, NOTES_HTML) for c in t.claims] or [
+            '<p class="meta">no claims stated for this target</p>']
+    if view.custom:
+        out += ["<h2>Custom configurations</h2>",
+                '<p class="meta">Runs whose data or parameters are not the paper\'s: their '
+                "claims are not checked.</p>"]
+        rows = [{"folder": _e(r.folder), "experiment": _e(r.experiment),
+                 "overrides": "<code>" + _e(" ".join(r.overrides) or "not recorded")
+                 + "</code>", "run": _e(" · ".join(r.meta()[1:]))} for r in view.custom]
+        out.append(_rows_html(rows, ("folder", "experiment", "overrides", "run")))
+    for run, results in view.others:
+        out += [f"<h2>{_e(run.folder)}</h2>",
+                '<p class="meta">' + " · ".join(_e(m) for m in run.meta()) + "</p>"]
+        out += [_claim_html(ClaimView(r, []), NOTES_HTML) for r in results]
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+# --- Markdown --------------------------------------------------------------------------------
+
+
+def _md(value: Any) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def md_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    if not rows:
+        return ""
+    columns = list(rows[0])
+    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+    lines += ["| " + " | ".join(_md(row[c]) for c in columns) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _claim_md(claim: ClaimView) -> list[str]:
+    r = claim.result
+    link = f" ([notes]({NOTES_MD}{r.notes}))" if r.notes else ""
+    out = [f"- **{r.status}** `{r.id}` ({r.paper} {r.section}, {r.kind}"
+           f"{', ' + r.metric if r.metric else ''}){link}: “{_md(r.quote)}”  ",
+           f"  {_md(_verdict_line(r))}"]
+    if claim.cause:
+        out[-1] += "  "
+        out.append(f"  cause: **{CAUSES[claim.cause]}**"
+                   + (f": {_md(claim.cause_text)}" if claim.cause_text else ""))
+    for v in claim.readings[1:]:
+        out[-1] += "  "
+        out.append(f"  reading `{v.reading.name}`: "
+                   + (f"**{v.result.status}**, {_md(v.result.ours)}" if v.result else "not run"))
+    if r.tolerance_note:
+        out[-1] += "  "
+        out.append(f"  tolerance: {_md(r.tolerance_note)}")
+    return out
+
+
+def render_markdown(view: ReportView, figure_path: Callable[[Path], str]) -> str:
+    """The Markdown page; ``figure_path`` maps a run's figure to the link the page uses."""
+    out = ["# Reproduction report", "",
+           f"Results: `{view.results_dir}` · profile {view.profile} · verdicts at 95% over "
+           f"the repetitions ([how claims are judged]({NOTES_MD}#report))", "",
+           "## Summary", "", md_table(summary_rows(view))]
+    if view.contradictions:
+        out += ["### Contradictions and their causes", ""]
+        out += [f"- {t.target.title_line}: `{c.result.id}` — {CAUSES[c.cause]}"
+                for t, c in view.contradictions]
+        out.append("")
+    for t in view.targets:
+        out += [f"## {t.target.title_line}: {t.target.title}", ""]
+        if t.run is None:
+            out += [f"**not run**: `{t.command}`", ""]
+            continue
+        out += [" · ".join(t.run.meta()), ""]
+        out += [f"![{p.stem}]({figure_path(p)})\n" for p in t.run.figures(t.target.figures)]
+        for stem in t.run.tables(t.target.tables):
+            md = stem.with_suffix(".md")
+            if md.is_file():
+                out += [f"**{stem.name}**", "", md.read_text(encoding="utf-8"), ""]
+        if len(t.reading_counts) > 1:
+            rows = [{"reading": r.name + (" (the text's)" if r.primary else ""),
+                     "what it takes the paper to say": r.text, **counts}
+                    for r, counts in t.reading_counts]
+            out += ["Readings" + (f" (most reproduced: `{t.best_reading}`)"
+                                  if t.best_reading else "") + ":", "", md_table(rows)]
+        for claim in t.claims:
+            out += _claim_md(claim)
+        out.append("" if t.claims else "No claims stated.\n")
+    if view.custom:
+        out += ["## Custom configurations", "",
+                "Runs whose data or parameters are not the paper's: claims not checked.", ""]
+        out.append(md_table([{"folder": r.folder, "experiment": r.experiment,
+                              "overrides": " ".join(r.overrides) or "not recorded"}
+                             for r in view.custom]))
+    for run, results in view.others:
+        out += [f"## {run.folder}", ""]
+        for r in results:
+            out += _claim_md(ClaimView(r, []))
+        out.append("")
+    return "\n".join(out) + "\n"
