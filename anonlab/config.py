@@ -27,15 +27,22 @@ PAPER_PROFILE = "paper"
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
 
 
-def compose_config(*overrides: str) -> dict[str, Any]:
+#: the key of a composed config that holds the overrides it was composed from (set by
+#: run.py from Hydra and by :func:`compose_config`; recorded in run.json, see
+#: :mod:`anonlab.provenance`)
+OVERRIDES_KEY = "overrides"
+
+
+def compose_config(*overrides: str, conf_dir: Path = CONF_DIR) -> dict[str, Any]:
     """``conf/config.yaml`` composed with Hydra ``overrides`` (as on the command line) into a
-    plain resolved dict, as ``run.py`` gets it; for scripts, benchmarks and tests."""
+    plain resolved dict, as ``run.py`` gets it; for scripts, benchmarks and tests. The
+    overrides are kept under ``config["overrides"]``, as run.py keeps Hydra's."""
     from hydra import compose, initialize_config_dir
 
     register_resolvers()
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+    with initialize_config_dir(config_dir=str(conf_dir), version_base="1.3"):
         cfg = compose(config_name="config", overrides=list(overrides))
-    return OmegaConf.to_container(cfg, resolve=True)
+    return {**OmegaConf.to_container(cfg, resolve=True), OVERRIDES_KEY: list(overrides)}
 
 
 def apply_profile(config: Mapping[str, Any]) -> dict[str, Any]:

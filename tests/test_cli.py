@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from anonlab.provenance import custom_label
 from anonlab.runner import build_experiment, run_experiment
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,12 +28,16 @@ def test_census_ir_writes_table_provenance_and_figures(tmp_path):
                   cwd=workdir)
     assert out.returncode == 0, out.stderr
     assert list(workdir.iterdir()) == []  # no Hydra log or output folder besides results
-    folder = tmp_path / "census_ir"
+    folder = tmp_path / f"census_ir~{custom_label(TINY)}"  # a custom grid: its own folder
+    assert [p.name for p in tmp_path.iterdir() if p != workdir] == [folder.name]
     table = pd.read_parquet(folder / "results.parquet")
     assert set(table["metric"]) == {"re", "jsd", "jsd_data_range"}
     assert set(table["experiment"]) == {"census_ir"} and set(table["dataset"]) == {"census"}
     run = json.loads((folder / "run.json").read_text())
     assert run["config"]["grid"]["k"] == [2, 10] and run["config"]["reps"] == 2
+    assert run["provenance"] == "custom" and run["reading"] is None
+    assert run["overrides"] == ["+experiment=census_ir", *TINY, "n_jobs=2",
+                                f"results_dir={tmp_path}"]
     assert run["versions"]["numpy"] and "commit" in run["git"] and run["wall_time_s"] > 0
     for name in ("figure1_re", "figure1_jsd", "figure1_jsd_data_range"):
         for fmt in ("png", "pdf"):
@@ -58,9 +63,11 @@ def test_user_csv_runs_end_to_end(tmp_path, user_csv):
                   "dataset.numeric=[income,age]", "grid.m=[1,2]", *TINY, "n_jobs=1",
                   f"results_dir={tmp_path}")
     assert out.returncode == 0, out.stderr
-    table = pd.read_parquet(tmp_path / "census_ir" / "results.parquet")
+    [folder] = tmp_path.glob("census_ir~csv-mine-*")  # not the paper's census_ir/
+    assert str(folder / "results.parquet") in out.stdout
+    table = pd.read_parquet(folder / "results.parquet")
     assert set(table["dataset"]) == {"csv"} and set(table["m"]) == {1, 2}
-    assert (tmp_path / "census_ir" / "figures" / "figure1_jsd.pdf").is_file()
+    assert (folder / "figures" / "figure1_jsd.pdf").is_file()
 
 
 def test_csv_text_column_is_refused(tmp_path, user_csv):
@@ -89,7 +96,8 @@ def test_multirun_runs_each_experiment(tmp_path):
                   "n_jobs=1", f"results_dir={tmp_path / 'results'}", cwd=workdir)
     assert out.returncode == 0, out.stderr
     for name in ("census_ir", "adult_uni_sse"):
-        table = pd.read_parquet(tmp_path / "results" / name / "results.parquet")
+        folder = f"{name}~{custom_label(['grid.k=[2,5]', 'reps=1', 'n_jobs=1'])}"
+        table = pd.read_parquet(tmp_path / "results" / folder / "results.parquet")
         assert set(table["k"].dropna()) == {2, 5}
 
 

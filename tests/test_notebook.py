@@ -14,7 +14,7 @@ from anonlab.runner import build_experiment, run_experiment
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "explore.ipynb"
 TINY = ("+experiment=census_ir", "grid.k=[2,10]", "grid.epsilon=[1.0]", "grid.m=[1,8]",
-        "reps=1", "n_jobs=1")
+        "reps=1", "n_jobs=1", "run_name=census_ir")  # a custom grid, asked into census_ir/
 
 
 def parameters_cell(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:

@@ -19,7 +19,7 @@ from anonlab.runner.checkpoint import Checkpoint
 ROOT = Path(__file__).resolve().parents[1]
 # 28 random-forest fits of ~0.15 s in 8 batches: long enough to be killed partway
 SLOW = ["+experiment=census_idp_rf", "grid.k=[5,20,80]", "grid.epsilon=[1.0]",
-        "grid.alpha=[1.5]", "reps=4", "n_jobs=1"]
+        "grid.alpha=[1.5]", "reps=4", "n_jobs=1", "run_name=census_idp_rf"]
 
 
 def start(results_dir: Path, *overrides: str) -> subprocess.Popen:

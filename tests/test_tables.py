@@ -21,15 +21,14 @@ def test_census_variance_writes_table1_beside_the_paper(tmp_path, compose_config
                          "reps=1", "n_jobs=1", f"results_dir={tmp_path}")
     experiment = build_experiment(cfg)
     run_experiment(experiment, cfg, progress=False)
-    folder = tmp_path / "census_variance" / "tables"
+    folder = experiment.out_dir / "tables"
     table = pd.read_csv(folder / "table1.csv")
     assert len(table) == 32 and list(table.columns[:2]) == ["attribute", "k"]
     assert table["eps=10 IR paper"].notna().all()
     ours = table.set_index(["attribute", "k"])["eps=10 MV ours"]
     assert ours.loc[("A1", 2)] > 0 and pd.isna(ours.loc[("A1", 25)])  # k=25 not run
     assert (folder / "table1.md").read_text().startswith("| attribute | k |")
-    summary = dp_ir_table1.summary(pd.read_parquet(tmp_path / "census_variance" /
-                                                   "results.parquet"))
+    summary = dp_ir_table1.summary(pd.read_parquet(experiment.results_path))
     assert summary["cells"] == 96 and summary["paper_ir_below_mv"] == 83
 
 

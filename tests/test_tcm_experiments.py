@@ -24,7 +24,7 @@ def test_tclose_sizes_runs_and_lays_out_the_three_tables(tmp_path, compose_confi
     # Algorithms 1 and 2 end with Algorithm 1's merging: t-close by construction
     merged = values[values["method"] != "tclose_tfirst"]
     assert (merged["max_emd"] <= merged["t"] + 1e-12).all()
-    folder = tmp_path / "tclose_sizes" / "tables"
+    folder = experiment.out_dir / "tables"
     for number in (1, 2, 3):
         laid_out = pd.read_csv(folder / f"table{number}.csv")
         assert list(laid_out["k"]) == [2, 5, 10, 15, 20, 25, 30]

@@ -141,8 +141,10 @@ def run_cells(
     progress: bool = True,
     checkpoint: Checkpoint | None = None,
     runner: RunnerSpec = RunnerSpec(),
+    label: str | None = None,
 ) -> pd.DataFrame:
     """Run all cells and return the tidy result table in a worker-independent order.
+    ``label`` names the progress bar (``census_ir@reading [census]``).
 
     With a ``checkpoint``, jobs whose rows it holds are skipped, every finished batch is
     stored at once, and the table is assembled from the stored parts (resumable runs).
@@ -156,8 +158,8 @@ def run_cells(
     batches = (_dask_batches(dataset, todo, args, n_jobs, runner.address)
                if runner.name == "dask" else _local_batches(dataset, todo, args, n_jobs))
     rows: list[dict[str, Any]] = []
-    with tqdm(total=len(jobs), initial=len(jobs) - len(todo), desc="cells x reps", unit="run",
-              disable=not progress) as bar:
+    with tqdm(total=len(jobs), initial=len(jobs) - len(todo), desc=label or "cells x reps",
+              unit="run", disable=not progress) as bar:
         for done, batch_rows in batches if todo else ():
             if checkpoint is not None:
                 checkpoint.save(batch_rows)

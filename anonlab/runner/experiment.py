@@ -11,10 +11,12 @@ from typing import Any
 
 import pandas as pd
 
-from anonlab.config import PAPER_PROFILE, apply_profile
+from anonlab.catalog import apply_reading
+from anonlab.config import OVERRIDES_KEY, PAPER_PROFILE, apply_profile
 from anonlab.datasets import Dataset, load_dataset
 from anonlab.metrics import get_attribute_metric, get_metric
 from anonlab.plotting import FigureSpec, plot_curves, save_figure
+from anonlab.provenance import provenance, run_folder
 from anonlab.report.claims import parse_claims
 from anonlab.report.tables import TableBuilder, load_builder, write_table_files
 from anonlab.runner.checkpoint import Checkpoint, checkpoint_key
@@ -45,6 +47,14 @@ class Experiment:
     tables: tuple[tuple[str, TableBuilder], ...] = ()
     config: Mapping[str, Any] = field(default_factory=dict)  # resolved, profile applied
     runner: RunnerSpec = RunnerSpec()
+    reading: str | None = None  # the reading run (None: the primary, or none declared)
+    overrides: tuple[str, ...] = ()  # the overrides the config was composed from
+    provenance: str = "paper"  # or "custom" (anonlab.provenance.provenance)
+
+    @property
+    def label(self) -> str:
+        """The run's name in progress bars: its folder, ``census_ir@reading~label``."""
+        return self.out_dir.name
 
     @property
     def parts_dir(self) -> Path:
@@ -77,8 +87,12 @@ def _names(value: Any, what: str) -> tuple[str, ...]:
 
 def build_experiment(config: Mapping[str, Any]) -> Experiment:
     """Validate a resolved config and build the :class:`Experiment`; nothing is written.
-    The config's ``profile`` overrides (:func:`~anonlab.config.apply_profile`) apply."""
-    config = apply_profile(config)
+    The config's ``profile`` overrides (:func:`~anonlab.config.apply_profile`) apply, then
+    its ``reading``'s (:func:`~anonlab.catalog.apply_reading`). The output folder follows
+    the run's provenance (:func:`~anonlab.provenance.run_folder`), judged from
+    ``config["overrides"]``, the overrides it was composed from (none when absent)."""
+    overrides = tuple(str(o) for o in config.get(OVERRIDES_KEY) or ())
+    config = apply_reading(apply_profile(config))
     name = str(config.get("experiment", {}).get("name") or "custom")
     reps = check_int(config.get("reps", 1), "reps", 1)
     seed = check_int(config.get("seed", 0), "seed", 0)
@@ -120,9 +134,13 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
                   for cell in expand_grid(methods, config.get("grid") or {}, d))
     out_dir = Path(str(config.get("results_dir", "results")))
     profile = str(config.get("profile") or PAPER_PROFILE)
-    out_dir = (out_dir if profile == PAPER_PROFILE else out_dir / profile) / name
+    reading = config.get("reading")
+    folder = run_folder(name, reading=reading, overrides=overrides,
+                        run_name=config.get("run_name"))
+    out_dir = (out_dir if profile == PAPER_PROFILE else out_dir / profile) / folder
     return Experiment(name, datasets, cells, reps, metrics, by_attribute, seed, n_jobs, out_dir,
-                      figures, tables, config, runner_spec(config.get("runner") or {}))
+                      figures, tables, config, runner_spec(config.get("runner") or {}),
+                      reading=reading, overrides=overrides, provenance=provenance(overrides))
 
 
 def runner_spec(config: Mapping[str, Any]) -> RunnerSpec:
@@ -165,6 +183,7 @@ def run_grid(experiment: Experiment, *, progress: bool = True,
                   master_seed=experiment.seed, metrics=experiment.metrics,
                   metrics_by_attribute=experiment.metrics_by_attribute,
                   n_jobs=experiment.n_jobs, progress=progress, runner=experiment.runner,
+                  label=f"{experiment.label} [{dataset.name}]",
                   checkpoint=(Checkpoint(experiment.parts_dir / dataset.name, key).open()
                               if resume else None))
         for dataset in experiment.datasets
@@ -184,6 +203,9 @@ def run_experiment(experiment: Experiment, config: Mapping[str, Any], *,
     write_table(table, experiment.results_path)
     write_json({
         "experiment": experiment.name,
+        "reading": experiment.reading,
+        "provenance": experiment.provenance,
+        "overrides": list(experiment.overrides),
         "config": dict(config),
         "versions": package_versions(),
         "git": git_commit(),

@@ -1,0 +1,133 @@
+"""Is a run the paper's, and where does it write?
+
+A run is recorded (``run.json``) with the overrides it was composed from, its reading and its
+provenance, ``"paper"`` or ``"custom"`` (:func:`provenance`). A paper run writes to
+``<results_dir>/<experiment>/`` (``<experiment>@<reading>/`` for a non-primary reading); a
+custom run never writes there unless asked: it writes to ``<experiment>~<label>/``
+(:func:`custom_label`), or to the folder named by ``run_name``, used as is
+(:func:`run_folder`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from pathlib import PurePath
+
+from anonlab.validation import ParameterError
+
+PAPER = "paper"
+CUSTOM = "custom"
+#: keys an override may set and still leave the run the paper's (see :func:`provenance`)
+PAPER_KEYS = frozenset({"experiment", "profile", "n_jobs", "seed", "reps", "results_dir",
+                        "plot_only", "reading"})
+#: config groups whose every key leaves the run the paper's: ``runner=dask``,
+#: ``runner.address=…``, ``hydra.*``, ``hydra/launcher=…``
+PAPER_GROUPS = ("runner", "hydra")
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zip", ".zst")
+
+
+def override_key(override: str) -> str:
+    """The config key an override string sets: ``+grid.k=[2]`` → ``grid.k``,
+    ``~dataset.domains`` → ``dataset.domains``, ``dataset=csv`` → ``dataset``,
+    ``/dataset@datasets.mcd=census_hcd`` → ``dataset@datasets.mcd``."""
+    return override.strip().lstrip("~+").split("=", 1)[0].strip().lstrip("/")
+
+
+def _value(override: str) -> str:
+    value = override.split("=", 1)[1].strip() if "=" in override else ""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        value = value[1:-1]
+    return value
+
+
+def is_paper_override(override: str) -> bool:
+    """Whether one override leaves the run the paper's (:func:`provenance`)."""
+    key = override_key(override)
+    return key in PAPER_KEYS or any(key == group or key.startswith((f"{group}.", f"{group}/"))
+                                    for group in PAPER_GROUPS)
+
+
+def provenance(overrides: Iterable[str]) -> str:
+    """``"paper"`` when the run's data and parameters are the paper's, else ``"custom"``.
+
+    The rule, on the Hydra overrides the run was composed from (``+experiment=…`` included):
+    a run is the paper's when every override sets one of
+
+    - ``experiment`` (``+experiment=census_ir``: which paper experiment),
+    - ``reading`` (a declared reading of the paper, recorded beside it),
+    - ``profile`` (``quick``: the experiment's own declared reduced grid, in its own folder),
+    - ``seed`` and ``reps`` (other draws, or fewer of them, of the same experiment),
+    - ``n_jobs``, ``runner`` / ``runner.*``, ``results_dir``, ``plot_only``, ``hydra.*``
+      (where and how it runs, never what it computes).
+
+    Any other override makes it custom: another data set (``dataset=…``, ``dataset.*``,
+    ``datasets.*``), another grid (``grid.*``), ``methods``, ``metrics``, ``options.*``, the
+    experiment's name, and ``run_name`` too (choosing the folder is for custom runs; a
+    paper run's folder is the experiment's). A config built without Hydra overrides
+    (``[]``) is taken as the paper's.
+    """
+    return PAPER if all(is_paper_override(o) for o in overrides) else CUSTOM
+
+
+def custom_overrides(overrides: Iterable[str]) -> list[str]:
+    """The overrides that make a run custom, sorted."""
+    return sorted(o.strip() for o in overrides if not is_paper_override(o))
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_]+", "_", text).strip("_")[:40]
+
+
+def custom_label(overrides: Iterable[str]) -> str:
+    """The folder suffix of a custom run: the data set when it is overridden (the dataset
+    config's name, then the file's stem when its ``path`` is overridden), then 8 hex digits
+    of a hash of the sorted non-paper overrides; e.g. ``csv-mine-1a2b3c4d`` for
+    ``dataset=csv dataset.path=/data/mine.csv …``, ``1a2b3c4d`` for ``grid.k=[2,10]``.
+    The same overrides, in any order, give the same label."""
+    custom = custom_overrides(overrides)
+    names, stems = [], []
+    for override in custom:
+        key, value = override_key(override), _value(override)
+        if not value:
+            continue
+        if key.split("@", 1)[0] == "dataset":
+            names.append(value)  # dataset=csv, /dataset@datasets.mcd=census_hcd
+        elif re.fullmatch(r"(dataset|datasets\.[^.]+)\.path", key):
+            name = PurePath(value).name
+            for suffix in _COMPRESSED:
+                name = name.removesuffix(suffix)
+            stems.append(PurePath(name).stem)
+    digest = hashlib.sha256("\n".join(custom).encode()).hexdigest()[:8]
+    return "-".join([*(s for s in map(_slug, [*names, *stems]) if s), digest])
+
+
+def check_run_name(run_name: str) -> str:
+    """``run_name`` as a folder name: no path separator, not ``.`` or ``..``."""
+    name = str(run_name).strip()
+    if not name or name in (".", "..") or "/" in name or "\\" in name:
+        raise ParameterError(f"run_name must be a folder name (no '/'), got {run_name!r}")
+    return name
+
+
+def run_folder(experiment: str, *, reading: str | None = None, overrides: Iterable[str] = (),
+               run_name: str | None = None) -> str:
+    """The run's folder under ``results_dir`` (and its profile):
+
+    - ``run_name`` when given, as is (even the paper experiment's own name: asked to);
+    - ``<experiment>`` for the paper's run, ``<experiment>@<reading>`` for a non-primary
+      reading;
+    - either followed by ``~<label>`` (:func:`custom_label`) for a custom run.
+    """
+    if run_name not in (None, ""):
+        return check_run_name(str(run_name))
+    overrides = list(overrides)
+    folder = experiment + (f"@{reading}" if reading else "")
+    if provenance(overrides) == CUSTOM:
+        folder += f"~{custom_label(overrides)}"
+    return folder
+
+
+__all__ = ["CUSTOM", "PAPER", "PAPER_GROUPS", "PAPER_KEYS", "check_run_name", "custom_label",
+           "custom_overrides", "is_paper_override", "override_key", "provenance", "run_folder"]
