@@ -1,5 +1,3 @@
-"""Comparisons of stored results with the papers' statements."""
-
-from anonlab.report.crossovers import crossings
-
-__all__ = ["crossings"]
+"""The reproduction report: the papers' claims judged against the stored results
+(:mod:`anonlab.report.claims`), laid out beside each figure and table
+(:mod:`anonlab.report.site`)."""
