@@ -33,7 +33,7 @@ from anonlab.microaggregation import standardise
 from anonlab.tcloseness import OrderedEMD, proposition_2_bound
 from anonlab.tcloseness.tfirst import subset_sizes, tclose_tfirst, tfirst_cluster_size
 from anonlab.validation import ParameterError
-from experiments.tcm_tables import KS, PAPER_TABLES, TS
+from experiments.tcm import KS, PAPER_TABLES, TS
 
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, database=None)
 

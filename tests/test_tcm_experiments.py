@@ -9,7 +9,7 @@ import pytest
 from anonlab.methods import make_method
 from anonlab.metrics import get_metric
 from anonlab.runner import build_experiment, run_experiment
-from experiments import tcm_tables
+from experiments import tcm
 
 
 def test_tclose_sizes_runs_and_lays_out_the_three_tables(tmp_path, compose_config):
@@ -29,7 +29,7 @@ def test_tclose_sizes_runs_and_lays_out_the_three_tables(tmp_path, compose_confi
         laid_out = pd.read_csv(folder / f"table{number}.csv")
         assert list(laid_out["k"]) == [2, 5, 10, 15, 20, 25, 30]
         assert laid_out.shape[1] == 15
-    cells = tcm_tables.compare(table, 3)
+    cells = tcm.compare(table, 3)
     run = cells.dropna(subset=["ours_min"])
     assert len(run) == 8 and run["match"].all()  # Table 3 is determined by n, k and t
 

@@ -1,4 +1,5 @@
-"""TCM Tables 1–3 (§8.1): actual microaggregation, min/avg cluster size, Census (n = 1,080).
+"""TCM's transcribed tables and their builders. Tables 1–3 (§8.1): actual microaggregation,
+min/avg cluster size, Census (n = 1,080).
 
 Table 1 is Algorithm 1 (microaggregation then merging), Table 2 Algorithm 2 (t-closeness
 aware microaggregation) and Table 3 Algorithm 3 (t-closeness first). Every cell is
@@ -166,21 +167,3 @@ def table2(table: pd.DataFrame) -> pd.DataFrame:
 def table3(table: pd.DataFrame) -> pd.DataFrame:
     """TCM Table 3 (Algorithm 3)."""
     return build(table, 3)
-
-
-def main(path: str = "results/tclose_sizes/results.parquet") -> None:
-    table = pd.read_parquet(path)
-    for number in (1, 2, 3):
-        cells = compare(table, number)
-        print(f"Table {number}: {int(cells['match'].sum())} of {len(cells)} cells match")
-        misses = cells[~cells["match"]]
-        by = misses.groupby("dataset").size().to_dict()
-        print(f"  misses by data set: {by}; ours larger than the paper (avg): "
-              f"{int((misses['ours_avg'] > misses['paper_avg']).sum())}, smaller: "
-              f"{int((misses['ours_avg'] < misses['paper_avg']).sum())}")
-
-
-if __name__ == "__main__":
-    import sys
-
-    main(*sys.argv[1:])

@@ -1,10 +1,7 @@
-"""iDP Figures 3–6: the paper's claims checked on our stored results.
+"""iDP Figures 3–6: tables of our stored results laid out beside the paper's statements
+(the experiments write them as ``tables/*.csv|md``; the claims in the configs judge them).
 
-Usage: ``python -m experiments.idp_claims results/census_idp_sse/results.parquet …``
-(any of the four iDP experiments; each prints the tables that apply to it). The same
-builders write ``tables/*.csv|md`` when the experiments run.
-
-Claims (iDP §4.1, §4.2):
+Statements (iDP §4.1, §4.2):
 - SSE: DP > DP-UM > iDP-LS > iDP-CBLS; DP, DP-UM and iDP-LS lower for α = 1.5 than 3.0,
   iDP-CBLS unaffected by α; iDP-CBLS at ε = 0.01 similar to DP-UM and iDP-LS at ε = 1 for
   large k; iDP-CBLS best for k among 5–15.
@@ -14,8 +11,6 @@ Claims (iDP §4.1, §4.2):
 """
 
 from __future__ import annotations
-
-import sys
 
 import pandas as pd
 
@@ -137,24 +132,3 @@ def alpha_effect_sd(table: pd.DataFrame) -> pd.DataFrame:
 def cbls_strong_privacy_sd(table: pd.DataFrame) -> pd.DataFrame:
     """:func:`cbls_strong_privacy` of the mean SSE over σ (``sse_idp_sd``)."""
     return cbls_strong_privacy(table, "sse_idp_sd")
-
-
-def main(*paths: str) -> None:
-    pd.set_option("display.width", 200)
-    for path in paths or ("results/census_idp_sse/results.parquet",):
-        table = pd.read_parquet(path)
-        print(f"\n### {path}")
-        if not (table["metric"] == "sse_idp").any():
-            print(f_measure_gaps(table).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
-            continue
-        for metric in ("sse_idp", "sse_idp_sd"):
-            if not (table["metric"] == metric).any():
-                continue
-            for builder in (orderings, alpha_effect, cbls_strong_privacy, sse_at):
-                print(f"\n[{metric}] {builder.__doc__.splitlines()[0]}")
-                print(builder(table, metric).to_string(
-                    index=False, float_format=lambda v: f"{v:.3g}"))
-
-
-if __name__ == "__main__":
-    main(*sys.argv[1:])
