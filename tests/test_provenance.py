@@ -173,6 +173,12 @@ def test_a_custom_run_leaves_the_paper_folder_untouched(tmp_path):
     assert info["provenance"] == CUSTOM and info["experiment"] == "census_ir"
     assert info["overrides"][1:5] == custom_args
     assert set(pd.read_parquet(other / "results.parquet")["dataset"]) == {"csv"}
+    # the report judges the paper's run and lists the other as a custom configuration
+    from anonlab.report.site import build_report
+
+    markdown = build_report(results / "quick").with_name("index.md").read_text("utf-8")
+    assert f"| {other.name} | census_ir | " in markdown.split("## Custom configurations")[1]
+    assert "## DP-IR Figure 1" in markdown and "folder census_ir ·" in markdown
 
 
 def test_all_runs_every_reading_of_the_catalog_then_the_report(tmp_path, conf_copy):
