@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 
 class ParameterError(ValueError):
@@ -46,6 +47,36 @@ def check_choice(value: object, name: str, choices: Iterable[str]) -> str:
     if not isinstance(value, str) or value not in options:
         raise ParameterError(f"unknown {name} {value!r}; choose one of {options}")
     return value
+
+
+def check_option(value: object, key: str, choices: Sequence[Any]) -> Any:
+    """Return the choice equal to ``value`` after checking it is one of ``choices``; a
+    bool matches only a bool (``1`` is not ``True``). ``key`` names it in the error,
+    e.g. ``options.jsd.bins``."""
+    for choice in choices:
+        if isinstance(value, bool) == isinstance(choice, bool) and value == choice:
+            return choice
+    raise ParameterError(f"{key} must be one of {list(choices)}, got {value!r}")
+
+
+def check_options(name: str, given: Mapping[str, Any] | None,
+                  choices: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
+    """The validated options ``{option: value}`` of the method or metric ``name`` (config
+    keys ``options.<name>.<option>``); ``choices`` maps each option to its allowed values,
+    the first the default."""
+    if given is None:
+        return {}
+    if not isinstance(given, Mapping):
+        raise ParameterError(f"options.{name} must be a mapping {{option: value}}, "
+                             f"got {given!r}")
+    checked: dict[str, Any] = {}
+    for option, value in given.items():
+        if option not in choices:
+            known = f"its options are {sorted(choices)}" if choices else "it has no options"
+            raise ParameterError(f"options.{name}.{option} is not an option of {name!r}; "
+                                 f"{known}")
+        checked[str(option)] = check_option(value, f"options.{name}.{option}", choices[option])
+    return checked
 
 
 def check_t(t: object, name: str = "t") -> float:

@@ -39,13 +39,13 @@ def reranking_privacy_loss(method: ClusterNoise, column: np.ndarray, low: float,
     n = len(column)
     bounds = np.array([low]), np.array([high])
     centroids, sensitivity = method.centroids_and_sensitivity(
-        individual_ranking(column, method.k), *bounds)
+        individual_ranking(column, method.k, remainder=method.remainder), *bounds)
     worst = 0.0
     for z in (low, high):  # neighbours: record i set to z, one column each
         neighbours = np.repeat(column[:, None], n, axis=1)
         neighbours[np.arange(n), np.arange(n)] = z
         moved, _ = method.centroids_and_sensitivity(
-            individual_ranking(neighbours, method.k), *bounds)
+            individual_ranking(neighbours, method.k, remainder=method.remainder), *bounds)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(moved != centroids, np.abs(moved - centroids) / sensitivity, 0.0)
         worst = max(worst, float(ratio.sum(axis=0).max()))

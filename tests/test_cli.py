@@ -31,7 +31,7 @@ def test_census_ir_writes_table_provenance_and_figures(tmp_path):
     folder = tmp_path / f"census_ir~{custom_label(TINY)}"  # a custom grid: its own folder
     assert [p.name for p in tmp_path.iterdir() if p != workdir] == [folder.name]
     table = pd.read_parquet(folder / "results.parquet")
-    assert set(table["metric"]) == {"re", "jsd", "jsd_data_range"}
+    assert set(table["metric"]) == {"re", "jsd"}
     assert set(table["experiment"]) == {"census_ir"} and set(table["dataset"]) == {"census"}
     run = json.loads((folder / "run.json").read_text())
     assert run["config"]["grid"]["k"] == [2, 10] and run["config"]["reps"] == 2
@@ -39,7 +39,7 @@ def test_census_ir_writes_table_provenance_and_figures(tmp_path):
     assert run["overrides"] == ["+experiment=census_ir", *TINY, "n_jobs=2",
                                 f"results_dir={tmp_path}"]
     assert run["versions"]["numpy"] and "commit" in run["git"] and run["wall_time_s"] > 0
-    for name in ("figure1_re", "figure1_jsd", "figure1_jsd_data_range"):
+    for name in ("figure1_re", "figure1_jsd"):
         for fmt in ("png", "pdf"):
             assert (folder / "figures" / f"{name}.{fmt}").stat().st_size > 1000
     # figures are drawn from the stored table alone: redraw without re-running

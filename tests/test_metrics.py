@@ -88,8 +88,11 @@ def test_unknown_metric_is_named():
 def test_jsd_data_range_bins_over_min_max():
     """Original {10, 15}, released {12, 13}: over the domain [0, 1000] (bins of width 10)
     all four values share bin 1; over the data range [10, 15] they are in bins 0, 99, 40
-    and 60, so only the data-range variant sees the change."""
+    and 60, so only the data-range reading (option bins=data_range) sees the change."""
     data = dataset({"x": [10.0, 15.0]}, domains={"x": [0, 1000]})
     moved = pd.DataFrame({"x": [12.0, 13.0]})
     assert get_metric("jsd")(data.frame, moved, data) == pytest.approx(0.0)
-    assert get_metric("jsd_data_range")(data.frame, moved, data) == pytest.approx(1.0)
+    assert get_metric("jsd", {"bins": "domain"})(data.frame, moved, data) == pytest.approx(0.0)
+    assert get_metric("jsd", {"bins": "data_range"})(data.frame, moved,
+                                                     data) == pytest.approx(1.0)
+    assert "jsd_data_range" not in METRICS  # one metric, two readings

@@ -86,7 +86,7 @@ def test_notebook_redraws_a_tiny_run(tmp_path, compose_config, execute):
     assert "re: mean over repetitions" in text  # the first figure is figure1_re
     html = " ".join(out.data.get("text/html", "") for out in outputs(notebook)
                     if out.output_type == "execute_result" or out.output_type == "display_data")
-    assert "figure1_jsd_data_range" in html and "ir_laplace" in html
+    assert "figure1_jsd" in html and "ir_laplace" in html
 
 
 def test_notebook_says_how_to_produce_missing_results(tmp_path, execute):

@@ -19,7 +19,7 @@ from anonlab.methods.tcloseness import (
     TCloseTFirst,
     TCloseTFirstMerged,
 )
-from anonlab.validation import check_choice
+from anonlab.validation import check_choice, check_options
 
 __all__ = [
     "ALIASES", "METHODS", "Method", "Release", "make_method", "method_class", "postprocess",
@@ -42,10 +42,14 @@ def method_class(name: str) -> type[Method]:
     return METHODS[check_choice(name, "method", list(METHODS))]
 
 
-def make_method(name: str, params: Mapping[str, Any]) -> Method:
+def make_method(name: str, params: Mapping[str, Any],
+                options: Mapping[str, Any] | None = None) -> Method:
     """Instantiate ``name`` with the grid parameters it depends on, ignoring the others.
 
-    sdcMicro's ``aggr`` is accepted for ``k``.
+    sdcMicro's ``aggr`` is accepted for ``k``. ``options`` (``{option: value}``) chooses
+    among the readings the method declares in ``option_choices``; an unknown option or
+    value raises a :class:`~anonlab.validation.ParameterError` naming
+    ``options.<name>.<option>``. Omitted options keep their defaults.
     """
     cls = method_class(name)
     params = dict(params)
@@ -54,4 +58,5 @@ def make_method(name: str, params: Mapping[str, Any]) -> Method:
     missing = [axis for axis in cls.axes if axis not in params]
     if missing:
         raise TypeError(f"method {cls.name!r} needs parameter(s) {missing}")
-    return cls(**{axis: params[axis] for axis in cls.axes})
+    chosen = check_options(cls.name, options, cls.option_choices)
+    return cls(**{axis: params[axis] for axis in cls.axes}, **chosen)

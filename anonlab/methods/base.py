@@ -5,13 +5,13 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cached_property
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from anonlab.datasets import Dataset
-from anonlab.validation import AXIS_CHECKS
+from anonlab.validation import AXIS_CHECKS, check_option
 
 
 @dataclass(frozen=True)
@@ -56,16 +56,32 @@ class Method(ABC):
     ``m``), so the runner skips cells that differ only in other parameters and plots draw
     it as a horizontal line against an axis it ignores. ``randomized`` is false for
     deterministic methods, which the runner computes once instead of once per repetition.
+
+    ``option_choices`` names the method's options, each a reading of its paper that a run
+    may choose (config ``options.<name>.<option>``), with its allowed values, the first the
+    default; each option is also a dataclass field with that default. Options are not grid
+    axes: they do not enter the cell id, so a reading reuses the primary run's random
+    streams.
     """
 
     name: ClassVar[str]
     axes: ClassVar[tuple[str, ...]]
     randomized: ClassVar[bool] = True
+    option_choices: ClassVar[dict[str, tuple[Any, ...]]] = {}
 
     def __post_init__(self) -> None:
-        """Check (and normalise the type of) every parameter the method declares."""
+        """Check (and normalise the type of) every parameter and option the method
+        declares."""
         for axis in self.axes:
             object.__setattr__(self, axis, AXIS_CHECKS[axis](getattr(self, axis), axis))
+        for option, choices in self.option_choices.items():
+            object.__setattr__(self, option, check_option(
+                getattr(self, option), f"options.{self.name}.{option}", choices))
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The value of every option of the method (defaults included)."""
+        return {option: getattr(self, option) for option in self.option_choices}
 
     def check_dataset(self, dataset: Dataset) -> None:
         """Raise a :class:`~anonlab.validation.ParameterError` if the method cannot protect

@@ -15,12 +15,14 @@ from anonlab.semantics import (
 )
 
 
-def ranking_clusters(taxonomy: Taxonomy, codes: np.ndarray, k: int) -> np.ndarray:
+def ranking_clusters(taxonomy: Taxonomy, codes: np.ndarray, k: int,
+                     remainder: str = "last") -> np.ndarray:
     """Individual ranking of one categorical attribute: records sorted (stably) by the
-    marginality order of their value, groups of k, the last absorbing the remainder."""
+    marginality order of their value, groups of k, the ``remainder`` group (the last by
+    default) absorbing the n mod k remaining records."""
     order = np.argsort(marginality_rank(taxonomy)[codes], kind="stable")
     labels = np.empty(len(codes), dtype=np.int64)
-    labels[order] = ranking_labels(len(codes), k)
+    labels[order] = ranking_labels(len(codes), k, remainder)
     return labels
 
 

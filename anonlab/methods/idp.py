@@ -6,6 +6,15 @@ iDP §3.1) and, except plain DP, microaggregate each attribute by individual ran
 by its records, scaled to the sensitivity of that cluster's centroid (iDP Algorithm 1,
 lines 08–12). Outputs are clipped to the domain (iDP §4.1); they are not rounded.
 
+Option ``budget`` (all four): ``split`` (default) spends ε_a = ε/m on each of the m
+attributes, so by sequential composition the release is ε-DP (ε-iDP for iDP-LS and
+iDP-CBLS), as iDP §3.1 states ("the overall privacy budget must be split among each of the
+attributes: ε = Σ ε_a"); ``per_attribute`` spends ε on each attribute, so each attribute
+alone is ε-DP (ε-iDP) and the release as a whole only m·ε-DP (m·ε-iDP), a reading of
+the classification results of iDP §4.2. Option ``remainder`` (the individual-ranking
+methods): which group takes the n mod k remaining records (``last``, ``first``,
+``middle``); each cluster's sensitivity uses its own size, so it stays exact under each.
+
 The sensitivities bound the change of one cluster's centroid when one of the cluster's
 records changes, the clustering held fixed, as the paper's parallel-composition argument
 does; docs/reproduction-notes.md reports what happens when a change also re-ranks records.
@@ -29,10 +38,26 @@ from anonlab.mechanisms import (
 )
 from anonlab.methods.base import Method, Release, postprocess
 from anonlab.methods.laplace import Laplace
-from anonlab.microaggregation import IndividualRanking, individual_ranking, preprocessed_centroids
-from anonlab.validation import ParameterError, check_int
+from anonlab.microaggregation import (
+    REMAINDERS,
+    IndividualRanking,
+    individual_ranking,
+    preprocessed_centroids,
+)
+from anonlab.validation import ParameterError, check_epsilon, check_int
 
 CBLS_MIN_K = 3  # iDP Proposition 3: every cluster holds at least three values
+#: How ε is spent over the m attributes: split (ε/m each, ε-DP) or per_attribute (ε each,
+#: m·ε-DP overall); see the module docstring.
+BUDGETS: tuple[str, ...] = ("split", "per_attribute")
+
+
+def attribute_epsilon(epsilon: float, m: int, budget: str = "split") -> float:
+    """Budget ε_a of each of ``m`` attributes: ε/m under ``split``, for an ε-DP release by
+    sequential composition, or ε under ``per_attribute``, for m·ε-DP overall."""
+    if budget == "split":
+        return attribute_budget(epsilon, m)  # iDP §3.1: ε = Σ_a ε_a, ε_a = ε/m
+    return check_epsilon(epsilon)  # each attribute ε-DP; m·ε overall (iDP §3.1, Theorem 2)
 
 
 def check_numerical(dataset: Dataset, method: str) -> None:
@@ -48,11 +73,16 @@ class Dp(Laplace):
     """DP of iDP §4.1: Laplace noise on every value with the global sensitivity of a record,
     the domain width, and budget ε/m (the same mechanism as DP-IR's plain Laplace)."""
 
+    budget: str = BUDGETS[0]
     name: ClassVar[str] = "dp"
     round_integers: ClassVar[bool] = False  # iDP §4.1 only clips to the domain
+    option_choices: ClassVar[dict[str, tuple[str, ...]]] = {"budget": BUDGETS}
 
     def check_dataset(self, dataset: Dataset) -> None:
         check_numerical(dataset, self.name)
+
+    def attribute_epsilon(self, m: int) -> float:
+        return attribute_epsilon(self.epsilon, m, self.budget)
 
 
 @dataclass(frozen=True)
@@ -63,7 +93,11 @@ class ClusterNoise(Method):
 
     k: int
     epsilon: float
+    budget: str = BUDGETS[0]
+    remainder: str = REMAINDERS[0]
     axes: ClassVar[tuple[str, ...]] = ("k", "epsilon")
+    option_choices: ClassVar[dict[str, tuple[str, ...]]] = {"budget": BUDGETS,
+                                                            "remainder": REMAINDERS}
 
     def check_dataset(self, dataset: Dataset) -> None:
         check_numerical(dataset, self.name)
@@ -80,10 +114,13 @@ class ClusterNoise(Method):
         low = np.array([a.domain[0] for a in attrs], dtype=float)
         high = np.array([a.domain[1] for a in attrs], dtype=float)
         ranking = individual_ranking(dataset.protected_values, self.k,
-                                     dataset.sorted_protected)
+                                     dataset.sorted_protected, self.remainder)
+        # the sensitivities divide by each cluster's own size |C_j| (ranking.sizes)
         centroids, sensitivity = self.centroids_and_sensitivity(ranking, low, high)
-        # iDP §3.1: ε = Σ ε_a with ε_a = ε/m; Algorithm 1 line 11: Laplace(0, Δc_j^a/ε_a)
-        mechanism = LaplaceMechanism(sensitivity, attribute_budget(self.epsilon, len(attrs)))
+        # iDP §3.1: ε = Σ ε_a (ε_a = ε/m, or ε under budget=per_attribute);
+        # Algorithm 1 line 11: Laplace(0, Δc_j^a/ε_a)
+        mechanism = LaplaceMechanism(sensitivity,
+                                     attribute_epsilon(self.epsilon, len(attrs), self.budget))
         # iDP Algorithm 1 line 12: every record of the cluster gets the same noisy centroid
         noisy = np.take_along_axis(mechanism.randomise(centroids, rng), ranking.labels, axis=0)
         return Release(dataset, postprocess(dataset, noisy, noisy=False), labels=ranking.labels,

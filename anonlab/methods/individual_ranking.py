@@ -16,15 +16,16 @@ from anonlab.mechanisms import (
 )
 from anonlab.methods.base import Method, Release, codes_of, postprocess, split_kinds
 from anonlab.methods.categorical import centroid_codes, private_centroid_codes, ranking_clusters
-from anonlab.microaggregation import individual_ranking
+from anonlab.microaggregation import REMAINDERS, individual_ranking
 from anonlab.semantics import order_path_sensitivity
 from anonlab.validation import check_int
 
 
-def _categorical_clusters(dataset: Dataset, k: int) -> dict[int, np.ndarray]:
+def _categorical_clusters(dataset: Dataset, k: int,
+                          remainder: str = "last") -> dict[int, np.ndarray]:
     """Individual-ranking cluster of each record, per categorical attribute position."""
     attrs, values = dataset.protected_attributes, dataset.protected_values
-    return {j: ranking_clusters(attrs[j].taxonomy, codes_of(values, j), k)
+    return {j: ranking_clusters(attrs[j].taxonomy, codes_of(values, j), k, remainder)
             for j in split_kinds(dataset)[1]}
 
 
@@ -32,12 +33,18 @@ def _categorical_clusters(dataset: Dataset, k: int) -> dict[int, np.ndarray]:
 class IndividualRankingMethod(Method):
     """Plain individual-ranking microaggregation, no noise (DP-IR §4.3 baseline; not DP).
     Categorical values are ranked by marginality and replaced by the marginality centroid
-    (DP-IR §3.4, Eq. 5)."""
+    (DP-IR §3.4, Eq. 5).
+
+    Option ``remainder`` (``last``, ``first``, ``middle``): the group of consecutive ranks
+    that takes the n mod k remaining records (DP-IR Lemma 1 allows any one group).
+    """
 
     k: int
+    remainder: str = REMAINDERS[0]
     name: ClassVar[str] = "ir"
     axes: ClassVar[tuple[str, ...]] = ("k",)
     randomized: ClassVar[bool] = False
+    option_choices: ClassVar[dict[str, tuple[str, ...]]] = {"remainder": REMAINDERS}
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         k = check_int(self.k, "k", 1, dataset.n)
@@ -47,10 +54,11 @@ class IndividualRankingMethod(Method):
         labels = np.zeros(values.shape, dtype=np.int64)
         if numeric:
             ranking = individual_ranking(values[:, numeric], k,
-                                         dataset.sorted_protected.columns(numeric))
+                                         dataset.sorted_protected.columns(numeric),
+                                         self.remainder)
             released[:, numeric] = ranking.release()
             labels[:, numeric] = ranking.labels
-        for j, clusters in _categorical_clusters(dataset, k).items():
+        for j, clusters in _categorical_clusters(dataset, k, self.remainder).items():
             taxonomy = dataset.protected_attributes[j].taxonomy
             released[:, j] = centroid_codes(taxonomy, codes_of(values, j), clusters)[clusters]
             labels[:, j] = clusters
@@ -62,12 +70,19 @@ class IndividualRankingLaplace(Method):
     """DP-IR Algorithm 1: individual ranking, then one Laplace draw per cluster and
     attribute with scale m·Δ(A_i)/(k·ε), shared by every record of the cluster; for a
     categorical attribute one exponential-mechanism centroid per cluster (Algorithm 2)
-    with budget ε/m."""
+    with budget ε/m.
+
+    Option ``remainder`` as for ``ir``. Every option keeps each cluster at k..2k−1
+    records, so the sensitivity Δ(A_i)/k of DP-IR Lemma 1 holds under each: Lemma 1
+    needs clusters of at least k values, one of them possibly larger, wherever it lies.
+    """
 
     k: int
     epsilon: float
+    remainder: str = REMAINDERS[0]
     name: ClassVar[str] = "ir_laplace"
     axes: ClassVar[tuple[str, ...]] = ("k", "epsilon")
+    option_choices: ClassVar[dict[str, tuple[str, ...]]] = {"remainder": REMAINDERS}
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         attrs = dataset.protected_attributes
@@ -80,16 +95,18 @@ class IndividualRankingLaplace(Method):
         scale = np.full(len(attrs), np.nan)
         if numeric:
             ranking = individual_ranking(values[:, numeric], k,
-                                         dataset.sorted_protected.columns(numeric))
+                                         dataset.sorted_protected.columns(numeric),
+                                         self.remainder)
             widths = np.array([attrs[j].width for j in numeric])
-            # DP-IR Alg. 1 step 2 with §3.3 item 2: sensitivity Δ(A_i)/k (Lemma 1)
+            # DP-IR Alg. 1 step 2 with §3.3 item 2: sensitivity Δ(A_i)/k (Lemma 1); every
+            # `remainder` option keeps each cluster at ≥ k records, as Lemma 1 needs
             mechanism = LaplaceMechanism(individual_ranking_sensitivity(widths, k), budget)
             # DP-IR Alg. 1 note: the same draw for all repeated centroid values of a cluster
             noisy_centroids = mechanism.randomise(ranking.centroids, rng)
             noisy[:, numeric] = np.take_along_axis(noisy_centroids, ranking.labels, axis=0)
             labels[:, numeric] = ranking.labels
             scale[numeric] = mechanism.scale
-        for j, clusters in _categorical_clusters(dataset, k).items():
+        for j, clusters in _categorical_clusters(dataset, k, self.remainder).items():
             taxonomy = attrs[j].taxonomy
             # DP-IR Alg. 2 with Δ(q) the order-path bound (docs/reproduction-notes.md)
             chosen = private_centroid_codes(taxonomy, codes_of(values, j), clusters, budget,

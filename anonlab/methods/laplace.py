@@ -25,11 +25,15 @@ class Laplace(Method):
     # DP-IR §4.3 releases whole numbers for whole-number attributes; iDP §4.1 only clips
     round_integers: ClassVar[bool] = True
 
+    def attribute_epsilon(self, m: int) -> float:
+        """Budget of each of the ``m`` protected attributes."""
+        return attribute_budget(self.epsilon, m)  # DP-IR §3.3 item 1: ε/m each
+
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         attrs = dataset.protected_attributes
         values = dataset.protected_values
         numeric, categorical = split_kinds(dataset)
-        budget = attribute_budget(self.epsilon, len(attrs))  # DP-IR §3.3 item 1: ε/m each
+        budget = self.attribute_epsilon(len(attrs))
         noisy = np.array(values, copy=True)
         scale = np.full(len(attrs), np.nan)
         if numeric:

@@ -1,6 +1,13 @@
 """k-anonymous t-closeness through microaggregation, TCM Algorithms 1–3, as methods: the
 quasi-identifiers are replaced by their cluster centroids and the confidential attribute
-is released unchanged (TCM §4)."""
+is released unchanged (TCM §4).
+
+Option ``ground`` (all four): the EMD's ground distance, ``distinct`` (default: bins are the
+confidential attribute's distinct values, TCM §2.2) or ``rank`` (bins are the records' ranks,
+as the proofs of TCM Propositions 1–2 count them); they differ only with tied confidential
+values (:mod:`anonlab.tcloseness.emd`). The metric ``max_emd`` must use the same one in a
+run (checked when the experiment is built).
+"""
 
 from __future__ import annotations
 
@@ -13,12 +20,13 @@ import numpy as np
 from anonlab.datasets import Dataset
 from anonlab.methods.base import Method, Release, postprocess
 from anonlab.microaggregation import cluster_means
+from anonlab.tcloseness import GROUNDS
 from anonlab.tcloseness.kfirst import tclose_kfirst
 from anonlab.tcloseness.merge import tclose_merge
 from anonlab.tcloseness.tfirst import tclose_tfirst, tclose_tfirst_merged
 from anonlab.validation import ParameterError, check_int
 
-Algorithm = Callable[[np.ndarray, np.ndarray, int, float], np.ndarray]
+Algorithm = Callable[..., np.ndarray]  # (qi, confidential, k, t[, ground]) -> labels
 
 
 def roles(dataset: Dataset) -> tuple[list[int], str]:
@@ -41,16 +49,20 @@ class TCloseness(Method):
 
     k: int
     t: float
+    ground: str = GROUNDS[0]
     axes: ClassVar[tuple[str, ...]] = ("k", "t")
     randomized: ClassVar[bool] = False
+    option_choices: ClassVar[dict[str, tuple[str, ...]]] = {"ground": GROUNDS}
     algorithm: ClassVar[Algorithm]
+    computes_emd: ClassVar[bool] = True  # whether the algorithm takes the ground distance
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         qis, confidential = roles(dataset)
         values = dataset.protected_values
         qi = values[:, qis]
+        ground = {"ground": self.ground} if type(self).computes_emd else {}
         labels = type(self).algorithm(qi, dataset.frame[confidential].to_numpy(dtype=float),
-                                      check_int(self.k, "k", 1, dataset.n), self.t)
+                                      check_int(self.k, "k", 1, dataset.n), self.t, **ground)
         released = np.array(values, copy=True)
         released[:, qis] = cluster_means(qi, labels)[labels]  # centroids replace the QIs
         return Release(dataset, postprocess(dataset, released, noisy=False),
@@ -78,10 +90,13 @@ class TCloseKFirst(TCloseness):
 @dataclass(frozen=True)
 class TCloseTFirst(TCloseness):
     """TCM Algorithm 3 (t-closeness first): cluster size from Expressions (3)–(4), one
-    record per confidential-attribute subset (§7)."""
+    record per confidential-attribute subset (§7). It computes no EMD (§7: "there is no
+    need to compute any EMD distance"), so ``ground`` leaves its partition unchanged; it
+    only has to agree with the ``max_emd`` metric's."""
 
     name: ClassVar[str] = "tclose_tfirst"
     algorithm: ClassVar[Algorithm] = staticmethod(tclose_tfirst)
+    computes_emd: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import numpy as np
 from anonlab.datasets import Dataset
 from anonlab.methods.base import Release
 from anonlab.metrics.base import ReleaseMetric
-from anonlab.tcloseness import OrderedEMD
+from anonlab.tcloseness import GROUNDS, OrderedEMD
 from anonlab.validation import ParameterError
 
 
@@ -42,15 +42,18 @@ def cluster_mean(view: Dataset, release: Release) -> float:
                           for j in range(labels.shape[1])]))
 
 
-def max_emd(view: Dataset, release: Release) -> float:
+def max_emd(view: Dataset, release: Release, ground: str = "distinct") -> float:
     """Largest EMD between a cluster's confidential values and the whole data set's (TCM
-    §2.2): the release is t-close iff this is ≤ t. Record-level partitions only."""
+    §2.2): the release is t-close iff this is ≤ t. Record-level partitions only.
+    ``ground``: bins over the distinct values (TCM §2.2) or the records' ranks (TCM
+    Propositions 1–2), :class:`~anonlab.tcloseness.OrderedEMD`; a run's t-closeness
+    methods use the same one."""
     labels = _labels(release, "max_emd")
     if (labels != labels[:, :1]).any():
         raise ParameterError("metric 'max_emd' needs a record-level partition (one cluster "
                              "per record, as microaggregation of the quasi-identifiers gives)")
     (j, *_) = _role(view, "confidential", "max_emd")
-    emd = OrderedEMD(view.frame[view.attributes[j].name].to_numpy(dtype=float))
+    emd = OrderedEMD(view.frame[view.attributes[j].name].to_numpy(dtype=float), ground)
     return float(emd.of_partition(labels[:, 0]).max())
 
 
@@ -77,6 +80,7 @@ def runtime(view: Dataset, release: Release) -> float:
 
 CLUSTER_MIN = ReleaseMetric("cluster_min", cluster_min, "smallest cluster size")
 CLUSTER_MEAN = ReleaseMetric("cluster_mean", cluster_mean, "mean cluster size")
-MAX_EMD = ReleaseMetric("max_emd", max_emd, "largest EMD of a cluster (t-closeness level)")
+MAX_EMD = ReleaseMetric("max_emd", max_emd, "largest EMD of a cluster (t-closeness level)",
+                        option_choices={"ground": GROUNDS})
 SSE_TCM = ReleaseMetric("sse_tcm", normalised_sse, "TCM Eq. 5 normalised SSE of the QIs")
 RUNTIME = ReleaseMetric("runtime", runtime, "seconds of the method's protect call")

@@ -11,6 +11,10 @@ from anonlab.datasets import Attribute
 from anonlab.metrics.base import AttributeMetric, domain_arrays
 
 N_BINS = 100  # DP-IR §4.2: bins of 1/100th of the attribute domain
+#: Where the 100 bins of a continuous attribute lie: over its public domain (DP-IR §4.2,
+#: "bins accounting 1/100th of the attribute domain"), the default, or over the original
+#: data's [min, max].
+BINS: tuple[str, ...] = ("domain", "data_range")
 
 
 def js_divergence(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -51,18 +55,19 @@ def data_range(
 
 
 def jsd(original: np.ndarray, released: np.ndarray, attributes: Sequence[Attribute],
-        over: str = "domain") -> np.ndarray:
+        bins: str = "domain") -> np.ndarray:
     """JSD per attribute between the original and released histograms (DP-IR §4.2).
 
-    Continuous attributes use 100 equal bins over the domain (``over="domain"``, as DP-IR
-    §4.2 states) or over the original values' [min, max] (``over="data"``; released values
-    outside it count in the edge bins); discrete ones (``discrete``) one bin per value.
+    Continuous attributes use 100 equal bins over the domain (``bins="domain"``, as DP-IR
+    §4.2 states) or over the original values' [min, max] (``bins="data_range"``; released
+    values outside it count in the edge bins); discrete ones (``discrete``) one bin per
+    value.
     """
     out = np.empty(len(attributes))
     discrete = np.array([a.discrete for a in attributes], dtype=bool)
     if (~discrete).any():
         continuous = [a for a in attributes if not a.discrete]
-        if over == "domain":
+        if bins == "domain":  # DP-IR §4.2: bins of 1/100th of the attribute domain
             low, width = domain_arrays(continuous)
         else:
             low, width = data_range(original[:, ~discrete], continuous)
@@ -75,13 +80,5 @@ def jsd(original: np.ndarray, released: np.ndarray, attributes: Sequence[Attribu
     return out
 
 
-def jsd_data_range(original: np.ndarray, released: np.ndarray,
-                   attributes: Sequence[Attribute]) -> np.ndarray:
-    """:func:`jsd` with the 100 bins over the original data's [min, max]."""
-    return jsd(original, released, attributes, over="data")
-
-
-JSD = AttributeMetric("jsd", jsd, "Jensen-Shannon divergence, 100 bins over the domain (bits)")
-JSD_DATA_RANGE = AttributeMetric(
-    "jsd_data_range", jsd_data_range, "Jensen-Shannon divergence, 100 bins over [min, max]"
-)
+JSD = AttributeMetric("jsd", jsd, "Jensen-Shannon divergence, 100 bins over the domain or "
+                     "the data's [min, max] (option bins) (bits)", option_choices={"bins": BINS})

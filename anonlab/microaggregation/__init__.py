@@ -2,8 +2,10 @@
 
 from anonlab.microaggregation.centroids import cluster_means
 from anonlab.microaggregation.individual_ranking import (
+    REMAINDERS,
     IndividualRanking,
     SortedColumns,
+    cluster_sizes,
     individual_ranking,
     ranking_labels,
     sort_columns,
@@ -13,7 +15,8 @@ from anonlab.microaggregation.mdav import mdav, standardise
 from anonlab.microaggregation.preprocessing import preprocessed_centroids
 
 __all__ = [
-    "IndividualRanking", "SortedColumns", "cluster_means", "domain_order", "individual_ranking",
+    "REMAINDERS", "IndividualRanking", "SortedColumns", "cluster_means", "cluster_sizes",
+    "domain_order", "individual_ranking",
     "insensitive_labels", "mdav", "preprocessed_centroids", "ranking_labels", "sort_columns",
     "standardise",
 ]

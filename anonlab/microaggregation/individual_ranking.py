@@ -6,15 +6,35 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonlab.validation import check_int
+from anonlab.validation import check_int, check_option
+
+#: Which group of consecutive ranks takes the n mod k remaining records. DP-IR and DP-UNI
+#: Lemma 1 allow any one: "⌊n/k⌋ clusters of k consecutive values each, except perhaps one
+#: cluster that contains up to 2k − 1 consecutive values". ``last`` (the default) is
+#: §2.1's "groups of successive k values" cut from the lowest value up.
+REMAINDERS: tuple[str, ...] = ("last", "first", "middle")
 
 
-def ranking_labels(n: int, k: int) -> np.ndarray:
-    """Cluster of each rank 0..n−1: groups of k consecutive ranks, the last absorbing
-    the remainder, so ⌊n/k⌋ clusters of size k except the last of size k..2k−1
-    (DP-IR Lemma 1)."""
+def cluster_sizes(n: int, k: int, remainder: str = "last") -> np.ndarray:
+    """Sizes of the ⌊n/k⌋ groups of consecutive ranks, in rank order: k each, and the
+    n mod k remaining records in the ``remainder`` group (``last``, ``first`` or
+    ``middle``, the ⌈q/2⌉-th of q groups), so every group has k..2k−1 records
+    (DP-IR/DP-UNI Lemma 1)."""
     k = check_int(k, "k", 1, n)
-    return np.minimum(np.arange(n) // k, n // k - 1)
+    remainder = check_option(remainder, "remainder", REMAINDERS)
+    groups, extra = divmod(n, k)
+    sizes = np.full(groups, k, dtype=np.int64)
+    position = {"last": groups - 1, "first": 0, "middle": (groups - 1) // 2}[remainder]
+    sizes[position] += extra  # Lemma 1: one cluster of k + (n mod k) ≤ 2k − 1 values
+    return sizes
+
+
+def ranking_labels(n: int, k: int, remainder: str = "last") -> np.ndarray:
+    """Cluster of each rank 0..n−1: ⌊n/k⌋ groups of consecutive ranks with the sizes of
+    :func:`cluster_sizes`; by default groups of k, the last absorbing the remainder
+    (DP-IR Lemma 1)."""
+    sizes = cluster_sizes(n, k, remainder)
+    return np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
 
 
 @dataclass(frozen=True)
@@ -25,7 +45,7 @@ class IndividualRanking:
     ----------
     labels : ``(n, m)`` int array, cluster of each record in each attribute's ranking.
     centroids : ``(n // k, m)`` cluster means, cluster ``j`` of attribute ``a`` at ``[j, a]``.
-    sizes : ``(n // k,)`` cluster sizes (shared by all attributes).
+    sizes : ``(n // k,)`` cluster sizes (shared by all attributes), k..2k−1, in rank order.
     ordered : ``(n, m)`` each column sorted; cluster ``j`` holds rows
         ``starts[j] : starts[j] + sizes[j]`` of it.
     starts : ``(n // k,)`` first sorted row of each cluster.
@@ -92,22 +112,23 @@ def sort_columns(values: np.ndarray) -> SortedColumns:
                          ordered=np.take_along_axis(matrix, order, axis=0))
 
 
-def individual_ranking(values: np.ndarray, k: int,
-                       sorted_columns: SortedColumns | None = None) -> IndividualRanking:
+def individual_ranking(values: np.ndarray, k: int, sorted_columns: SortedColumns | None = None,
+                       remainder: str = "last") -> IndividualRanking:
     """Microaggregate each column of ``values`` independently (DP-IR §2.1).
 
     Each attribute is sorted (stable sort, so ties keep record order), cut into groups of
-    ``k`` consecutive values with the last group absorbing the remainder, and each value
-    is represented by its group mean. Vectorised over records and attributes;
+    ``k`` consecutive values with one group absorbing the n mod k remaining values (the
+    last by default; ``remainder``, see :func:`cluster_sizes`), and each value is
+    represented by its group mean. Vectorised over records and attributes;
     ``sorted_columns`` (:func:`sort_columns` of ``values``) skips the sort.
     """
     if sorted_columns is None:
         sorted_columns = sort_columns(values)
     ordered = sorted_columns.ordered
     n = ordered.shape[0]
-    rank_labels = ranking_labels(n, k)
-    starts = np.arange(n // k) * k
-    sizes = np.diff(np.append(starts, n))
+    rank_labels = ranking_labels(n, k, remainder)
+    sizes = cluster_sizes(n, k, remainder)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     centroids = np.add.reduceat(ordered, starts, axis=0) / sizes[:, None]
     return IndividualRanking(labels=rank_labels[sorted_columns.ranks], centroids=centroids,
                              sizes=sizes, ordered=ordered, starts=starts)

@@ -28,8 +28,10 @@ MANIFEST = "manifest.json"
 
 def checkpoint_key(config: Mapping[str, Any], code: Mapping[str, Any] | None) -> str:
     """Hash of what a job's rows depend on besides its cell and repetition: the master
-    seed, the metrics, the data set configs, and the code (commit and uncommitted changes,
-    :func:`~anonlab.runner.store.git_commit`)."""
+    seed, the metrics, the data set configs, the methods' and metrics' ``options`` (which
+    are not in the cell id), and the code (commit and uncommitted changes,
+    :func:`~anonlab.runner.store.git_commit`). Empty options leave the key as it was
+    before options existed."""
     relevant = {
         "seed": config.get("seed"),
         "metrics": list(config.get("metrics") or []),
@@ -37,6 +39,8 @@ def checkpoint_key(config: Mapping[str, Any], code: Mapping[str, Any] | None) ->
         "datasets": config.get("datasets") or {"": config.get("dataset")},
         "code": dict(code or {}),
     }
+    if config.get("options"):
+        relevant["options"] = config["options"]
     text = json.dumps(relevant, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,6 +20,7 @@ from anonlab.runner.grid import DATASET_AXES, Cell
 from anonlab.runner.seeds import metric_rng_for, rng_for
 
 Job = tuple[int, Cell, int]  # (cell index, cell, repetition)
+Options = Mapping[str, Mapping[str, Any]]  # {metric name: {option: value}}
 
 
 def run_job(
@@ -28,9 +29,11 @@ def run_job(
     master_seed: int,
     metrics: Sequence[str],
     metrics_by_attribute: Sequence[str],
+    metric_options: Options | None = None,
 ) -> list[dict[str, Any]]:
     """Protect one (cell, repetition) of the cell's data set ``view`` and evaluate every
-    metric on it."""
+    metric on it, each with its ``metric_options``."""
+    metric_options = metric_options or {}
     _, cell, rep = job
     method, rng = cell.build(), rng_for(master_seed, cell.id, rep)
     clock = time.perf_counter()
@@ -44,18 +47,20 @@ def run_job(
     needs_rng = any(get_metric(name).randomized for name in metrics)
     metric_rng = metric_rng_for(master_seed, cell.id, rep) if needs_rng else None
     for name in metrics:
-        value = get_metric(name).of_release(view, release, metric_rng)
+        value = get_metric(name, metric_options.get(name)).of_release(view, release, metric_rng)
         parts = value.items() if isinstance(value, dict) else [(None, value)]
         rows.extend({**base, "metric": name, "attribute": part, "value": v} for part, v in parts)
     for name in metrics_by_attribute:
-        values = get_attribute_metric(name).per_attribute(original, release.values, attributes)
+        values = get_attribute_metric(name, metric_options.get(name)).values(
+            original, release.values, attributes)
         for attribute, value in zip(view.protected, values, strict=True):
             rows.append({**base, "metric": name, "attribute": attribute, "value": float(value)})
     return rows
 
 
 def run_batch(dataset: Dataset, jobs: Sequence[Job], master_seed: int, metrics: Sequence[str],
-              metrics_by_attribute: Sequence[str]) -> tuple[int, list[dict[str, Any]]]:
+              metrics_by_attribute: Sequence[str], metric_options: Options | None = None
+              ) -> tuple[int, list[dict[str, Any]]]:
     """Run a batch of jobs in one worker (the data set is shipped once per batch);
     returns the number of jobs run and their rows."""
     rows: list[dict[str, Any]] = []
@@ -66,7 +71,8 @@ def run_batch(dataset: Dataset, jobs: Sequence[Job], master_seed: int, metrics: 
         if key not in views:
             views[key] = cell.view(dataset)
         view = views[key]
-        rows.extend(run_job(view, job, master_seed, metrics, metrics_by_attribute))
+        rows.extend(run_job(view, job, master_seed, metrics, metrics_by_attribute,
+                            metric_options))
     return len(jobs), rows
 
 
@@ -142,9 +148,12 @@ def run_cells(
     checkpoint: Checkpoint | None = None,
     runner: RunnerSpec = RunnerSpec(),
     label: str | None = None,
+    metric_options: Options | None = None,
 ) -> pd.DataFrame:
     """Run all cells and return the tidy result table in a worker-independent order.
-    ``label`` names the progress bar (``census_ir@reading [census]``).
+    ``label`` names the progress bar (``census_ir@reading [census]``); ``metric_options``
+    (``{metric: {option: value}}``) sets the metrics' options (the methods' are on the
+    cells).
 
     With a ``checkpoint``, jobs whose rows it holds are skipped, every finished batch is
     stored at once, and the table is assembled from the stored parts (resumable runs).
@@ -154,7 +163,7 @@ def run_cells(
     finished = (set(zip(stored["cell_id"].astype(int), stored["rep"].astype(int), strict=True))
                 if len(stored) else set())
     todo = [job for job in jobs if (job[1].id, job[2]) not in finished]
-    args = (master_seed, metrics, metrics_by_attribute)
+    args = (master_seed, metrics, metrics_by_attribute, dict(metric_options or {}))
     batches = (_dask_batches(dataset, todo, args, n_jobs, runner.address)
                if runner.name == "dask" else _local_batches(dataset, todo, args, n_jobs))
     rows: list[dict[str, Any]] = []

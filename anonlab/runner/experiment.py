@@ -14,7 +14,8 @@ import pandas as pd
 from anonlab.catalog import apply_reading
 from anonlab.config import OVERRIDES_KEY, PAPER_PROFILE, apply_profile
 from anonlab.datasets import Dataset, load_dataset
-from anonlab.metrics import get_attribute_metric, get_metric
+from anonlab.methods import METHODS, method_class
+from anonlab.metrics import METRICS, get_attribute_metric, get_metric
 from anonlab.plotting import FigureSpec, plot_curves, save_figure
 from anonlab.provenance import provenance, run_folder
 from anonlab.report.claims import parse_claims
@@ -23,7 +24,7 @@ from anonlab.runner.checkpoint import Checkpoint, checkpoint_key
 from anonlab.runner.execute import RUNNERS, RunnerSpec, run_cells
 from anonlab.runner.grid import Cell, expand_grid
 from anonlab.runner.store import git_commit, package_versions, write_json, write_table
-from anonlab.validation import ParameterError, check_choice, check_int
+from anonlab.validation import ParameterError, check_choice, check_int, check_options
 
 RESULTS_FILE = "results.parquet"
 RUN_FILE = "run.json"
@@ -50,6 +51,8 @@ class Experiment:
     reading: str | None = None  # the reading run (None: the primary, or none declared)
     overrides: tuple[str, ...] = ()  # the overrides the config was composed from
     provenance: str = "paper"  # or "custom" (anonlab.provenance.provenance)
+    # {metric: {option: value}}, validated; the methods' options are on their cells
+    metric_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -85,12 +88,61 @@ def _names(value: Any, what: str) -> tuple[str, ...]:
     return tuple(str(v) for v in value)
 
 
+def split_options(options: Any) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The config's ``options`` (``{method or metric name: {option: value}}``) split into
+    the methods' and the metrics', each validated against the options its method or
+    metric declares (``option_choices``); an unknown name, option or value raises a
+    :class:`ParameterError` naming its key, e.g. ``options.jsd.bins``. Options of a
+    registered method or metric the experiment does not run are checked and unused."""
+    if options is None:
+        return {}, {}
+    if not isinstance(options, Mapping):
+        raise ParameterError(f"options must be a mapping {{method or metric: {{option: "
+                             f"value}}}}, got {options!r}")
+    methods: dict[str, dict[str, Any]] = {}
+    metrics: dict[str, dict[str, Any]] = {}
+    for name, given in options.items():
+        if name in METHODS:
+            cls = method_class(name)
+            methods[name] = check_options(name, given, cls.option_choices)
+        elif name in METRICS:
+            metrics[name] = check_options(name, given, METRICS[name].option_choices)
+        else:
+            raise ParameterError(f"options.{name}: {name!r} is not a registered method or "
+                                 f"metric; choose among {sorted(METHODS) + sorted(METRICS)}")
+    return methods, metrics
+
+
+def check_same_ground(methods: Sequence[str], metrics: Sequence[str],
+                      method_options: Mapping[str, Mapping[str, Any]],
+                      metric_options: Mapping[str, Mapping[str, Any]]) -> None:
+    """Raise a :class:`ParameterError` unless every method with an EMD ground distance
+    (the t-closeness methods) uses the one the ``max_emd`` metric reports with."""
+    if "max_emd" not in metrics:
+        return
+    metric = get_metric("max_emd", metric_options.get("max_emd"))
+    ground = metric.options.get("ground", metric.option_choices["ground"][0])
+    for name in methods:
+        cls = method_class(name)
+        if "ground" not in cls.option_choices:
+            continue
+        chosen = method_options.get(cls.name, {}).get("ground", cls.option_choices["ground"][0])
+        if chosen != ground:
+            raise ParameterError(
+                f"options.{cls.name}.ground={chosen!r} but options.max_emd.ground={ground!r}: "
+                "a run's t-closeness methods and its EMD metric must use the same ground "
+                "distance; set both")
+
+
 def build_experiment(config: Mapping[str, Any]) -> Experiment:
     """Validate a resolved config and build the :class:`Experiment`; nothing is written.
     The config's ``profile`` overrides (:func:`~anonlab.config.apply_profile`) apply, then
     its ``reading``'s (:func:`~anonlab.catalog.apply_reading`). The output folder follows
     the run's provenance (:func:`~anonlab.provenance.run_folder`), judged from
-    ``config["overrides"]``, the overrides it was composed from (none when absent)."""
+    ``config["overrides"]``, the overrides it was composed from (none when absent).
+    ``options`` (``{method or metric: {option: value}}``) is checked here (see
+    :func:`split_options`) and reaches the methods through the cells and the metrics
+    through :attr:`Experiment.metric_options`."""
     overrides = tuple(str(o) for o in config.get(OVERRIDES_KEY) or ())
     config = apply_reading(apply_profile(config))
     name = str(config.get("experiment", {}).get("name") or "custom")
@@ -112,6 +164,10 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     methods = _names(config.get("methods"), "methods")
     if not methods:
         raise ParameterError("methods is empty: name at least one method")
+    method_options, metric_options = split_options(config.get("options"))
+    for metric in (*metrics, *by_attribute):
+        get_metric(metric, metric_options.get(metric))
+    check_same_ground(methods, metrics, method_options, metric_options)
     figures = tuple(FigureSpec.from_config(f) for f in config.get("figures") or ())
     for figure in figures:
         if figure.metric not in metrics:
@@ -131,7 +187,8 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     if len(set(names)) != len(names):
         raise ParameterError(f"datasets must have distinct names, got {names}")
     cells = tuple(cell for d in datasets
-                  for cell in expand_grid(methods, config.get("grid") or {}, d))
+                  for cell in expand_grid(methods, config.get("grid") or {}, d,
+                                          method_options))
     out_dir = Path(str(config.get("results_dir", "results")))
     profile = str(config.get("profile") or PAPER_PROFILE)
     reading = config.get("reading")
@@ -140,7 +197,8 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     out_dir = (out_dir if profile == PAPER_PROFILE else out_dir / profile) / folder
     return Experiment(name, datasets, cells, reps, metrics, by_attribute, seed, n_jobs, out_dir,
                       figures, tables, config, runner_spec(config.get("runner") or {}),
-                      reading=reading, overrides=overrides, provenance=provenance(overrides))
+                      reading=reading, overrides=overrides, provenance=provenance(overrides),
+                      metric_options=metric_options)
 
 
 def runner_spec(config: Mapping[str, Any]) -> RunnerSpec:
@@ -184,6 +242,7 @@ def run_grid(experiment: Experiment, *, progress: bool = True,
                   metrics_by_attribute=experiment.metrics_by_attribute,
                   n_jobs=experiment.n_jobs, progress=progress, runner=experiment.runner,
                   label=f"{experiment.label} [{dataset.name}]",
+                  metric_options=experiment.metric_options,
                   checkpoint=(Checkpoint(experiment.parts_dir / dataset.name, key).open()
                               if resume else None))
         for dataset in experiment.datasets

@@ -10,7 +10,7 @@ from typing import Any
 from anonlab.datasets import Dataset
 from anonlab.methods import Method, make_method, method_class
 from anonlab.runner.seeds import cell_id
-from anonlab.validation import AXIS_CHECKS, ParameterError, check_int
+from anonlab.validation import AXIS_CHECKS, ParameterError, check_int, check_options
 
 # Grid axes that select a view of the data set rather than a method parameter.
 DATASET_AXES: tuple[str, ...] = ("m", "alpha")
@@ -18,12 +18,18 @@ DATASET_AXES: tuple[str, ...] = ("m", "alpha")
 
 @dataclass(frozen=True)
 class Cell:
-    """One method configuration on one data set view; repetitions share it."""
+    """One method configuration on one data set view; repetitions share it.
+
+    ``options`` are the method's chosen readings (config ``options.<method>``); they are
+    not part of the ``id``, so a run under another reading draws the same random numbers
+    as the primary run (common random numbers).
+    """
 
     method: str
     params: tuple[tuple[str, Any], ...]
     dataset: str
     id: int
+    options: tuple[tuple[str, Any], ...] = ()
 
     @property
     def param_dict(self) -> dict[str, Any]:
@@ -31,7 +37,8 @@ class Cell:
 
     def build(self) -> Method:
         """The method instance of this cell."""
-        return make_method(self.method, {k: v for k, v in self.params if k not in DATASET_AXES})
+        return make_method(self.method, {k: v for k, v in self.params if k not in DATASET_AXES},
+                           dict(self.options))
 
     def view(self, dataset: Dataset) -> Dataset:
         """The data set as this cell protects it: domains [0, α·max] if ``alpha`` is set
@@ -69,25 +76,33 @@ def check_grid(grid: Mapping[str, Sequence[Any]], dataset: Dataset) -> dict[str,
 
 
 def expand_grid(
-    methods: Sequence[str], grid: Mapping[str, Sequence[Any]], dataset: Dataset
+    methods: Sequence[str], grid: Mapping[str, Sequence[Any]], dataset: Dataset,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[Cell]:
     """Cells of every method over the product of the grid axes it depends on.
 
     A method ignores the axes it does not declare (plain Laplace ignores ``k``), so it
     gets one cell per combination of its own axes and of the data set axes only.
+    ``options`` (``{method name: {option: value}}``) sets each method's options in every
+    one of its cells, without changing the cell ids (:class:`Cell`).
     """
     grid = check_grid(grid, dataset)
+    options = options or {}
     cells: list[Cell] = []
     for name in methods:
         cls = method_class(name)
         missing = [axis for axis in cls.axes if axis not in grid]
         if missing:
             raise ParameterError(f"method {cls.name!r} needs grid axis grid.{missing[0]}")
+        chosen = tuple(check_options(cls.name, options.get(cls.name),
+                                     cls.option_choices).items())
         axes = [a for a in DATASET_AXES if a in grid] + list(cls.axes)
         for combo in itertools.product(*(grid[a] for a in axes)):
             params = tuple(zip(axes, combo, strict=True))
+            # the id hashes the data set, method and parameters only, never the options
             key = {"dataset": dataset.name, "method": cls.name, **dict(params)}
-            cell = Cell(method=cls.name, params=params, dataset=dataset.name, id=cell_id(key))
+            cell = Cell(method=cls.name, params=params, dataset=dataset.name, id=cell_id(key),
+                        options=chosen)
             # validates the parameter values, and the data set against the method, before
             # any work
             cell.build().check_dataset(cell.view(dataset))

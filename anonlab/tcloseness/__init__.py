@@ -1,5 +1,10 @@
 """k-anonymous t-closeness through microaggregation (TCM)."""
 
-from anonlab.tcloseness.emd import OrderedEMD, proposition_1_bound, proposition_2_bound
+from anonlab.tcloseness.emd import (
+    GROUNDS,
+    OrderedEMD,
+    proposition_1_bound,
+    proposition_2_bound,
+)
 
-__all__ = ["OrderedEMD", "proposition_1_bound", "proposition_2_bound"]
+__all__ = ["GROUNDS", "OrderedEMD", "proposition_1_bound", "proposition_2_bound"]

@@ -181,7 +181,7 @@ def _generate_cluster(pool: _Pool, emd: OrderedEMD, seed: int, from_seed: np.nda
 
 
 def k_anonymity_first(qi: np.ndarray, confidential: np.ndarray, k: int,
-                      t: float) -> np.ndarray:
+                      t: float, ground: str = "distinct") -> np.ndarray:
     """Cluster labels of the k-anonymity-first microaggregation (TCM §6, Algorithm 2).
 
     While records remain: x_a = average of the remaining records X', x_0 = the record of X'
@@ -206,6 +206,8 @@ def k_anonymity_first(qi: np.ndarray, confidential: np.ndarray, k: int,
     confidential : ``(n,)`` confidential attribute (numeric, ordered).
     k : minimum cluster size, 1..n.
     t : t-closeness level, 0 < t ≤ 1.
+    ground : EMD ground distance, ``"distinct"`` or ``"rank"``
+        (:class:`~anonlab.tcloseness.emd.OrderedEMD`).
 
     Returns
     -------
@@ -217,7 +219,7 @@ def k_anonymity_first(qi: np.ndarray, confidential: np.ndarray, k: int,
     n = len(points)
     k = check_int(k, "k", 1, n)
     threshold = check_t(t) + EMD_TOLERANCE
-    emd = OrderedEMD(confidential)
+    emd = OrderedEMD(confidential, ground)
     pool = _Pool(points, emd.bins, emd.m)
     labels = np.full(n, -1, dtype=np.int64)
     cluster = 0
@@ -238,7 +240,8 @@ def k_anonymity_first(qi: np.ndarray, confidential: np.ndarray, k: int,
     return labels
 
 
-def tclose_kfirst(qi: np.ndarray, confidential: np.ndarray, k: int, t: float) -> np.ndarray:
+def tclose_kfirst(qi: np.ndarray, confidential: np.ndarray, k: int, t: float,
+                  ground: str = "distinct") -> np.ndarray:
     """k-Anonymous t-closeness with Algorithm 2 as the microaggregation of Algorithm 1.
 
     TCM §6: Algorithm 2 alone may leave clusters that are not t-close (the records run out
@@ -252,12 +255,13 @@ def tclose_kfirst(qi: np.ndarray, confidential: np.ndarray, k: int, t: float) ->
     confidential : ``(n,)`` confidential attribute (numeric, ordered).
     k : minimum cluster size, 1..n.
     t : t-closeness level, 0 < t ≤ 1.
+    ground : EMD ground distance, ``"distinct"`` or ``"rank"``, for both steps.
 
     Returns
     -------
     labels : cluster label 0..c−1 of every record (order of first appearance); every
         cluster has ≥ k records and EMD ≤ t.
     """
-    labels = k_anonymity_first(qi, confidential, k, t)
+    labels = k_anonymity_first(qi, confidential, k, t, ground)
     return merge_until_t_close(standardise(qi), labels,
-                               OrderedEMD(np.asarray(confidential, dtype=float)), t)
+                               OrderedEMD(np.asarray(confidential, dtype=float), ground), t)

@@ -72,12 +72,12 @@ def merge_until_t_close(points: np.ndarray, labels: np.ndarray, emd: OrderedEMD,
     _, dense = np.unique(labels, return_inverse=True)
     dense = dense.ravel().astype(np.int64)
     n_clusters = int(dense.max()) + 1
-    counts = emd.cluster_counts(dense)
-    sizes = counts.sum(axis=1)
+    masses = emd.cluster_masses(dense)  # bin counts (or sorted member bins) per cluster
+    sizes = np.bincount(dense, minlength=n_clusters).astype(float)
     sums = np.stack([np.bincount(dense, weights=points[:, j], minlength=n_clusters)
                      for j in range(points.shape[1])], axis=1)
     centroids = sums / sizes[:, None]
-    emds = np.asarray(emd.of_counts(counts), dtype=float)
+    emds = masses.emds()
     slot_label = np.arange(n_clusters)  # label of every slot, increasing
     parent = np.arange(n_clusters)      # label → the label it was merged into
     alive = np.ones(n_clusters, dtype=bool)
@@ -95,17 +95,17 @@ def merge_until_t_close(points: np.ndarray, labels: np.ndarray, emd: OrderedEMD,
         nearest_dist = dist.min()
         near = int(np.argmax(dist <= nearest_dist + DISTANCE_TOLERANCE * (1.0 + nearest_dist)))
         keep, drop = min(worst, near), max(worst, near)
-        counts[keep] += counts[drop]
         sizes[keep] += sizes[drop]
         sums[keep] += sums[drop]
         centroids[keep] = sums[keep] / sizes[keep]
-        emds[keep] = float(emd.of_counts(counts[keep]))
+        emds[keep] = masses.merge(keep, drop)
         emds[drop] = -np.inf
         alive[drop] = False
         parent[slot_label[drop]] = slot_label[keep]
         n_alive -= 1
         if n_alive * 2 < len(alive):  # compact, keeping slots in label order
-            counts, sizes, sums = counts[alive], sizes[alive], sums[alive]
+            masses.compact(alive)
+            sizes, sums = sizes[alive], sums[alive]
             centroids, emds, slot_label = centroids[alive], emds[alive], slot_label[alive]
             alive = np.ones(n_alive, dtype=bool)
     while True:  # follow merges to the surviving label
@@ -116,7 +116,8 @@ def merge_until_t_close(points: np.ndarray, labels: np.ndarray, emd: OrderedEMD,
     return first_appearance(parent[dense])
 
 
-def tclose_merge(qi: np.ndarray, confidential: np.ndarray, k: int, t: float) -> np.ndarray:
+def tclose_merge(qi: np.ndarray, confidential: np.ndarray, k: int, t: float,
+                 ground: str = "distinct") -> np.ndarray:
     """k-Anonymous t-closeness by MDAV and merging (TCM §5, Algorithm 1).
 
     ``X' = microaggregation(X, k)`` with MDAV on the standardised quasi-identifiers, then
@@ -128,6 +129,8 @@ def tclose_merge(qi: np.ndarray, confidential: np.ndarray, k: int, t: float) -> 
     confidential : ``(n,)`` confidential attribute (numeric, ordered).
     k : minimum cluster size, 1..n.
     t : t-closeness level, 0 < t ≤ 1.
+    ground : EMD ground distance, ``"distinct"`` (TCM §2.2) or ``"rank"`` (TCM
+        Propositions 1–2), see :class:`~anonlab.tcloseness.emd.OrderedEMD`.
 
     Returns
     -------
@@ -140,4 +143,4 @@ def tclose_merge(qi: np.ndarray, confidential: np.ndarray, k: int, t: float) -> 
     k = check_int(k, "k", 1, len(qi))
     t = check_t(t)
     labels = mdav(qi, k)
-    return merge_until_t_close(standardise(qi), labels, OrderedEMD(confidential), t)
+    return merge_until_t_close(standardise(qi), labels, OrderedEMD(confidential, ground), t)

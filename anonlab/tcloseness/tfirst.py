@@ -262,9 +262,10 @@ class _Subsets:
 
 
 def tclose_tfirst_merged(qi: np.ndarray, confidential: np.ndarray, k: int,
-                         t: float) -> np.ndarray:
+                         t: float, ground: str = "distinct") -> np.ndarray:
     """Algorithm 3 followed by Algorithm 1's merging loop (TCM §5), so every cluster is
     t-close even where Proposition 2 does not hold (k' not dividing n, tied confidential
-    values); clusters that are already t-close are left as they are."""
+    values); clusters that are already t-close are left as they are. ``ground`` is the
+    merging loop's EMD ground distance (:class:`~anonlab.tcloseness.emd.OrderedEMD`)."""
     labels = tclose_tfirst(qi, confidential, k, t)
-    return merge_until_t_close(standardise(qi), labels, OrderedEMD(confidential), t)
+    return merge_until_t_close(standardise(qi), labels, OrderedEMD(confidential, ground), t)
