@@ -109,7 +109,7 @@ def test_a_fixture_experiment_joins_the_catalog_with_its_readings(conf_copy):
     assert entry.reading(None) is entry.primary
     with pytest.raises(ParameterError, match=r"choose one of \['text', 'small_grid'\]"):
         entry.reading("other")
-    assert catalog.experiment("census_ir", conf).readings == ()
+    assert catalog.experiment("adult_ir", conf).readings == ()
 
 
 FIXTURE = (ROOT / "tests" / "fixtures" / "fixture_readings.yaml").read_text(encoding="utf-8")

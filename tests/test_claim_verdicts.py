@@ -295,7 +295,7 @@ def test_ratio_on_the_log_scale_with_aggregates():
 
 def dp_ir_table1_results(scale: float = 1.0, drop: float | None = None) -> pd.DataFrame:
     """Δσ² per attribute equal to DP-IR Table 1's printed cells (times ``scale``)."""
-    from experiments.dp_ir_table1 import METHODS, paper_values
+    from experiments.dp_ir import METHODS, paper_values
 
     names = {"A1": "AFNLWGT", "A2": "AGI", "A3": "EMCONTRB", "A4": "FEDTAX", "A5": "PTOTVAL",
              "A6": "STATETAX", "A7": "TAXINC", "A8": "POTHVAL"}
@@ -307,7 +307,7 @@ def dp_ir_table1_results(scale: float = 1.0, drop: float | None = None) -> pd.Da
 
 
 def test_cells_compare_the_paper_table_through_its_builder():
-    cells = claim("cells", source="experiments.dp_ir_table1:compare", paper_column="paper",
+    cells = claim("cells", source="experiments.dp_ir:compare", paper_column="paper",
                   ours_column="ours", factor=2.0, where={"epsilon": 1.0},
                   tolerance_note="read off a table")
     del cells["metric"]

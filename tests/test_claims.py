@@ -70,7 +70,7 @@ def test_bad_ordering_claims_name_the_claim_and_field(fields, message):
      "field 'within' cannot be given with"),
     (claim("ratio", numerator="a", denominator="b", numerator_aggregate="median", within=2,
            tolerance_note="x"), "field 'numerator_aggregate' must be one of"),
-    ({**claim("cells", source="experiments.dp_ir_table1:compare")},
+    ({**claim("cells", source="experiments.dp_ir:compare")},
      "field 'match' is missing"),
     ({**claim("cells", source="experiments.nowhere:compare", match="m")},
      "field 'source' cannot be loaded"),

@@ -213,7 +213,7 @@ def test_variance_change_absolute_default_and_signed_reading():
 
 
 def test_table1_builder_takes_the_absolute_mean_over_repetitions():
-    from experiments import dp_ir_table1
+    from experiments import dp_ir
 
     rows = []
     for rep, (a1, a2) in enumerate([(0.5, -0.2), (-0.3, -0.4)]):
@@ -222,13 +222,13 @@ def test_table1_builder_takes_the_absolute_mean_over_repetitions():
                          "metric": "variance_change", "attribute": attribute,
                          "value": value})
     table = pd.DataFrame(rows)
-    ours = dp_ir_table1.compare(table).dropna(subset=["ours"]).set_index("attribute")["ours"]
+    ours = dp_ir.compare(table).dropna(subset=["ours"]).set_index("attribute")["ours"]
     assert ours.to_dict() == {"A1": pytest.approx(0.1), "A2": pytest.approx(0.3)}
     # default reading (non-negative values): exactly the plain mean, as before
     positive = table.assign(value=table["value"].abs())
     plain = (positive.groupby("attribute")["value"].mean()
              .rename({"AFNLWGT": "A1", "AGI": "A2"}))
-    again = dp_ir_table1.compare(positive).dropna(subset=["ours"]).set_index("attribute")
+    again = dp_ir.compare(positive).dropna(subset=["ours"]).set_index("attribute")
     assert again["ours"].to_dict() == plain.to_dict()
 
 

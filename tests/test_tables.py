@@ -6,11 +6,11 @@ import pandas as pd
 
 from anonlab.report.tables import to_markdown
 from anonlab.runner import build_experiment, run_experiment
-from experiments import dp_ir_table1
+from experiments import dp_ir
 
 
 def test_paper_values_cover_the_96_cells():
-    paper = dp_ir_table1.paper_values()
+    paper = dp_ir.paper_values()
     assert len(paper) == 8 * 4 * 3 * 2
     cell = paper[(paper.attribute == "A3") & (paper.k == 100) & (paper.epsilon == 10.0)]
     assert cell.set_index("method")["paper"].to_dict() == {"IR": 0.1, "MV": 6.84}
@@ -28,7 +28,7 @@ def test_census_variance_writes_table1_beside_the_paper(tmp_path, compose_config
     ours = table.set_index(["attribute", "k"])["eps=10 MV ours"]
     assert ours.loc[("A1", 2)] > 0 and pd.isna(ours.loc[("A1", 25)])  # k=25 not run
     assert (folder / "table1.md").read_text().startswith("| attribute | k |")
-    summary = dp_ir_table1.summary(pd.read_parquet(experiment.results_path))
+    summary = dp_ir.summary(pd.read_parquet(experiment.results_path))
     assert summary["cells"] == 96 and summary["paper_ir_below_mv"] == 83
 
 

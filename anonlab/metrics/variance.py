@@ -13,7 +13,7 @@ from anonlab.validation import ParameterError
 #: ``absolute``: True (default) gives each repetition's |Δσ²|, so a table's mean over
 #: repetitions is the mean of |Δσ²|; False gives the signed change, so the absolute value
 #: of that mean is |mean Δσ²|. A table takes |mean over repetitions| either way
-#: (experiments/dp_ir_table1.py), which is the plain mean under the default.
+#: (experiments/dp_ir.py), which is the plain mean under the default.
 ABSOLUTE: tuple[bool, ...] = (True, False)
 
 
