@@ -330,3 +330,19 @@ def test_the_rule_counts_a_share_with_simultaneous_intervals():
     q = Quantity.of(np.full(20, 2.5), np.ones(20), np.full(20, np.inf), np.full(20, 10))
     assert tally(judge(q), need=20).status == REPRODUCED
     assert tally(judge(q), need=15).status == WITHIN_NOISE
+
+
+def test_cells_allow_the_papers_printed_precision():
+    # DP-IR Table 1 prints A4, k = 50, ε = 10, IR as 0.00: anything below 0.005
+    frame = dp_ir_table1_results()
+    cell = (frame["attribute"] == "FEDTAX") & (frame["k"] == 50) & (frame["epsilon"] == 10.0) \
+        & (frame["method"] == "ir_laplace")
+    assert frame.loc[cell, "value"].tolist() == [0.0]
+    cells = claim("cells", source="experiments.dp_ir:compare", paper_column="paper",
+                  ours_column="ours", factor=2.0, where={"epsilon": 10.0},
+                  tolerance_note="read off a table")
+    del cells["metric"]
+    frame.loc[cell, "value"] = 0.004
+    assert status(cells, frame) == REPRODUCED
+    frame.loc[cell, "value"] = 0.03
+    assert status(cells, frame) == CONTRADICTED

@@ -2,6 +2,8 @@
 (``source: module:function``), equal by its ``match`` column or within ``factor`` or
 ``abs`` of the paper's value.
 
+A column ``<paper_column>_rounding`` (half a unit of the paper's last printed digit) widens
+the band to what the printed value may stand for (a printed 0.00 is anything below 0.005).
 Where the builder gives a standard error of our value (a column ``<ours_column>_se``, with
 the repetitions in ``<ours_column>_n``), a cell holds when our 95 % interval lies inside the
 tolerance band and is opposite when it lies wholly outside (Bonferroni over the cells,
@@ -105,6 +107,10 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
             lo, hi = paper - p["abs"], paper + p["abs"]
             tolerance = f"within ±{fmt(p['abs'])}"
             gap = np.abs(ours - paper)
+        rounding = f"{paper_col}_rounding"  # half a unit of the paper's last printed digit
+        if rounding in frame:
+            half = frame[rounding].astype(float).to_numpy()
+            lo, hi = np.minimum(lo, paper - half), np.maximum(hi, paper + half)
         judged = judge(q, np.minimum(lo, hi), np.maximum(lo, hi), closed=True)
         value_columns = [ours_col, paper_col]
     n_absent = int(absent.sum())
