@@ -87,7 +87,7 @@ def test_custom_folder_names_the_data_and_hashes_the_overrides():
 
 def test_a_reading_applies_its_overrides_and_writes_beside_the_primary(conf_copy,
                                                                         compose_config):
-    conf = conf_copy("fixture_readings", "census_ir")
+    conf = conf_copy("fixture_readings", "adult_ir")
     base = ("+experiment=fixture_readings", "results_dir=/tmp/out")
     primary = build_experiment(compose_config(*base, conf_dir=conf))
     assert primary.reading is None and primary.provenance == PAPER
@@ -110,9 +110,9 @@ def test_a_reading_applies_its_overrides_and_writes_beside_the_primary(conf_copy
                                              r"'fixture_readings'; choose one of \['text', "
                                              r"'small_grid'\]"):
         build_experiment(compose_config(*base, "reading=other", conf_dir=conf))
-    with pytest.raises(ParameterError, match=r"reading='text': experiment 'census_ir' "
+    with pytest.raises(ParameterError, match=r"reading='text': experiment 'adult_ir' "
                                              r"declares no readings"):
-        build_experiment(compose_config("+experiment=census_ir", "reading=text",
+        build_experiment(compose_config("+experiment=adult_ir", "reading=text",
                                         conf_dir=conf))
 
 

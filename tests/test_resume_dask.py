@@ -28,6 +28,7 @@ def start(results_dir: Path, *overrides: str) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow  # 20 s: a real sweep killed mid-run; `python -m pytest -m slow` runs it
 def test_sigkilled_sweep_resumes_to_the_same_bytes(tmp_path):
     whole = start(tmp_path / "whole")
     assert whole.wait(timeout=300) == 0, whole.stderr.read()
