@@ -104,7 +104,7 @@ def test_a_gap_of_three_standard_errors_is_reproduced():
                    {"method": "laplace", "value": 5.0 + gap / 3, "sd": 1.0}], reps=10)
     within = evaluate_claim(parse_claim(ORDER), small)
     assert within.status == WITHIN_NOISE
-    assert within.reps == 39  # a gap of 1 standard error at 10 reps: 10 × 1.96² ≈ 38.4
+    assert within.reps == 41  # a gap of 1 standard error at 10 reps: 10 × t(0.975, 40)² ≈ 40.8
 
 
 def test_a_maximum_over_noisy_means_on_the_bound_does_not_pass():

@@ -15,7 +15,9 @@ not use an axis (plain Laplace has no k) passes every filter on it and is matche
 other axes alone. The points of a claim are the matched grid points, each with its mean
 over repetitions and standard error; its groups, for the kinds that look along ``x``, are
 the other axes left free. ``min_share`` (default 1) of the points, pairs or groups must
-hold, or ``min_count`` of them.
+hold, or ``min_count`` of them. ``magnitude: true`` judges the size |mean| of a signed
+metric (a variance change averaged signed over the repetitions, as one reading of DP-IR
+Table 1 has it).
 
 Each verdict is ``reproduced``, ``contradicted``, ``within noise`` (with the repetitions
 that would decide it) or ``not checkable``, by the rule of :mod:`.stats`. A claim may
@@ -105,6 +107,9 @@ def parse_claim(raw: Mapping[str, Any], position: int = 0) -> Claim:
     by_attribute = raw.get("by_attribute", False)
     if not isinstance(by_attribute, bool):
         raise c.error("by_attribute", f"must be true or false, got {by_attribute!r}")
+    magnitude = raw.get("magnitude", False)
+    if not isinstance(magnitude, bool):
+        raise c.error("magnitude", f"must be true or false, got {magnitude!r}")
     min_share = c.number("min_share", 1.0, low=0.0, high=1.0)
     if min_share == 0:
         raise c.error("min_share", "must be > 0")
@@ -125,7 +130,7 @@ def parse_claim(raw: Mapping[str, Any], position: int = 0) -> Claim:
     params = KINDS[kind].parse(c)
     return Claim(claim_id, paper, section, quote, kind, metric, by_attribute, c.where(),
                  min_share, min_count, notes, tolerance_note, c.text("target", required=False),
-                 params, _departure(c))
+                 params, _departure(c), magnitude)
 
 
 def parse_claims(raw: Sequence[Mapping[str, Any]] | None) -> list[Claim]:

@@ -43,7 +43,7 @@ def parse(c: Checker) -> dict[str, Any]:
 
 def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     p = claim.params
-    points = data.points(claim.metric, claim.by_attribute)
+    points = data.points_of(claim)
     selection = p["method"]
     frame, keys = select(points, selection, claim.where)
     target = p["value"]

@@ -71,7 +71,7 @@ def crossing_interval(xs: np.ndarray, above: np.ndarray, below: np.ndarray, mode
 
 def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     p = claim.params
-    points = data.points(claim.metric, claim.by_attribute)
+    points = data.points_of(claim)
     merged, keys = join([select(points, p["method"], claim.where),
                          select(points, p["baseline"], claim.where)])
     x, expected, tol = p["x"], p["expected"], p["tolerance"]

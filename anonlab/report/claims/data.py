@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from anonlab.report.claims.model import (
+    Claim,
     Filter,
     NotCheckable,
     Selection,
@@ -54,6 +55,12 @@ class ResultsTable:
     def __init__(self, table: pd.DataFrame) -> None:
         self.table = table
         self._points: dict[tuple[str, bool], pd.DataFrame] = {}
+
+    def points_of(self, claim: Claim) -> pd.DataFrame:
+        """The points a claim reads: its metric, per attribute or not, and as the size
+        |mean| of a signed metric when the claim says ``magnitude: true``."""
+        points = self.points(claim.metric, claim.by_attribute)
+        return points.assign(value=points["value"].abs()) if claim.magnitude else points
 
     def points(self, metric: str, by_attribute: bool) -> pd.DataFrame:
         key = (metric, by_attribute)

@@ -48,7 +48,7 @@ def parse(c: Checker) -> dict[str, Any]:
 
 def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     p = claim.params
-    points = data.points(claim.metric, claim.by_attribute)
+    points = data.points_of(claim)
     frame, keys = select(points, p["method"], claim.where)
     x, (low, high) = p["x"], p["expected"]
     curves = list(groups(frame, keys, x))

@@ -12,7 +12,8 @@ from typing import Any
 
 from anonlab.validation import ParameterError
 
-COMMON_FIELDS = {"id", "paper", "section", "quote", "kind", "metric", "by_attribute", "where",
+COMMON_FIELDS = {"id", "paper", "section", "quote", "kind", "metric", "by_attribute",
+                 "magnitude", "where",
                  "min_share", "min_count", "notes", "tolerance_note", "target",
                  "known_departure"}
 # fields that state a tolerance: a claim using one must say why (``tolerance_note``)
@@ -69,6 +70,7 @@ class Claim:
     target: str | None
     params: Mapping[str, Any]
     known_departure: Mapping[str, str] | None = None
+    magnitude: bool = False
 
     def selections(self) -> list[Selection]:
         """Every selection the claim reads."""

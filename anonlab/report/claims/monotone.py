@@ -37,7 +37,7 @@ def parse(c: Checker) -> dict[str, Any]:
 
 def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     p = claim.params
-    points = data.points(claim.metric, claim.by_attribute)
+    points = data.points_of(claim)
     frame, keys = select(points, p["method"], claim.where)
     x, rel = p["x"], p["rel_tol"]
     sign = 1.0 if p["direction"] == "increasing" else -1.0

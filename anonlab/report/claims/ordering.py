@@ -23,7 +23,7 @@ def parse(c: Checker) -> dict[str, Any]:
 
 
 def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
-    points = data.points(claim.metric, claim.by_attribute)
+    points = data.points_of(claim)
     tiers = claim.params["tiers"]
     flat = [(t, s) for t, tier in enumerate(tiers) for s in tier]
     merged, keys = join([select(points, s, claim.where) for _, s in flat])

@@ -74,7 +74,7 @@ def _aggregate(frame: pd.DataFrame, keys: list[str], over: tuple[str, ...], how:
 
 def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     p = claim.params
-    points = data.points(claim.metric, claim.by_attribute)
+    points = data.points_of(claim)
     sides = []
     for name in ("numerator", "denominator"):
         frame, keys = select(points, p[name], claim.where)

@@ -127,16 +127,26 @@ def judge(q: Quantity, lo: float | np.ndarray = 0.0, hi: float | np.ndarray = ma
 
     holds, opposite = at(1)
     holds_adj, opposite_adj = at(n_tests)
-    # repetitions that would decide an undecided point: the distance to the nearest band
-    # edge, in standard errors, against the normal critical value
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inside = (q.est > lo) & (q.est < hi)
+    inside = (q.est > lo) & (q.est < hi)
+    with np.errstate(invalid="ignore"):
         edge = np.minimum(np.abs(q.est - lo), np.abs(hi - q.est))
-        z = critical(np.inf, 1).item(), critical(np.inf, n_tests).item()
-        need_hold = np.where(inside, q.n * (z[0] * q.se / edge) ** 2, np.inf)
-        need_opp = np.where(~inside, q.n * (z[1] * q.se / edge) ** 2, np.inf)
-    return Judgement(holds, opposite, holds_adj, opposite_adj,
-                     np.nan_to_num(need_hold, nan=np.inf), np.nan_to_num(need_opp, nan=np.inf))
+    need_hold = np.where(inside, _reps_needed(q, edge, 1), np.inf)
+    need_opp = np.where(~inside, _reps_needed(q, edge, n_tests), np.inf)
+    return Judgement(holds, opposite, holds_adj, opposite_adj, need_hold, need_opp)
+
+
+def _reps_needed(q: Quantity, edge: np.ndarray, tests: int) -> np.ndarray:
+    """Repetitions n' at which the interval would clear the band edge ``edge`` away, were
+    the estimate and the spread true: c·se·√(n/n') < edge, with c the Student-t critical
+    value at n' − 1 degrees of freedom (a few fixed-point steps), and more than today's n."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = (q.se / edge) ** 2
+        need = q.n * critical(np.inf, tests).item() ** 2 * ratio
+        for _ in range(4):
+            df = np.where(np.isfinite(need), np.maximum(need - 1, 1), np.inf)
+            need = q.n * critical(df, tests) ** 2 * ratio
+    need = np.where(np.isfinite(need), np.maximum(np.ceil(need), q.n + 1), np.inf)
+    return np.nan_to_num(need, nan=np.inf)
 
 
 @dataclass(frozen=True)
