@@ -49,6 +49,6 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     shown = " vs ".join(plus_minus(side(merged, k), worst % n_points, fmt)
                         for k in range(len(flat)))
     where = point_label(row, varying(merged, keys))
-    label = "closest" if result.opposite == 0 else "worst"
+    label = "weakest" if result.opposite == 0 else "worst"
     text += f"; {label}{' at ' + where if where else ''}: {shown}"
     return result.status, text + f" ({need_text(claim)})", result.reps
