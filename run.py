@@ -78,6 +78,8 @@ def main(cfg: DictConfig) -> None:
                         f"plot_only: no results at {str(experiment.results_path)!r}")
     except ERRORS as error:
         fail(error)
+    for note in dict.fromkeys(n for experiment in experiments for n in experiment.notes):
+        print(f"note: {note}", file=sys.stderr)
     for experiment in experiments:
         if config.get("plot_only"):
             paths = render_experiment(experiment)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 
@@ -97,3 +99,29 @@ AXIS_CHECKS = {
     "k": lambda value, name="k": check_int(value, name, 1),
     "t": check_t,
 }
+
+
+def cap_n_jobs(n_jobs: int, cores: int | None = None) -> tuple[int, str | None]:
+    """``n_jobs`` capped at the machine's cores (more workers than cores only add
+    processes and memory, never speed), with a note saying so when it was capped."""
+    cores = cores or os.cpu_count() or 1
+    if n_jobs > cores:
+        return cores, f"n_jobs={n_jobs} capped to {cores}, the number of cores"
+    return n_jobs, None
+
+
+def check_results_dir(path: Path) -> Path:
+    """``path`` as a results folder, refused before any write when it is a file, lies
+    under a file, or cannot be written by this user."""
+    path = Path(path)
+    probe = path
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        what = "is a file" if probe == path else f"lies under the file {str(probe)!r}"
+        raise ParameterError(f"results_dir={str(path)!r} {what}; name a folder")
+    if probe.exists() and not os.access(probe, os.W_OK | os.X_OK):
+        raise ParameterError(f"results_dir={str(path)!r}: {str(probe)!r} is not writable")
+    return path

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from anonlab.provenance import custom_label
 from anonlab.runner import build_experiment, run_experiment
@@ -108,3 +109,29 @@ def test_all_validates_every_experiment_before_any_work(tmp_path):
         "error: profile='fast' is not declared by this experiment; choose 'paper' or one of "
         "['quick']"]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_n_jobs_above_the_cores_is_capped_and_said(tmp_path):
+    import os
+
+    from anonlab.config import compose_config
+
+    cores = os.cpu_count() or 1
+    experiment = build_experiment(compose_config("+experiment=census_ir", "n_jobs=1000",
+                                                 f"results_dir={tmp_path}"))
+    assert experiment.n_jobs == cores
+    assert experiment.notes == (f"n_jobs=1000 capped to {cores}, the number of cores",)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("where", ["file", "under_file"])
+def test_a_results_dir_that_cannot_be_a_folder_is_refused_before_any_write(tmp_path, where):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("x", encoding="utf-8")
+    target = blocker if where == "file" else blocker / "results"
+    out = run_cli("+experiment=census_ir", f"results_dir={target}")
+    assert out.returncode == 2
+    what = "is a file" if where == "file" else f"lies under the file '{blocker}'"
+    assert out.stderr.strip().splitlines() == [
+        f"error: results_dir='{target}' {what}; name a folder"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker"]

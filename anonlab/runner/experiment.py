@@ -24,7 +24,14 @@ from anonlab.runner.checkpoint import Checkpoint, checkpoint_key
 from anonlab.runner.execute import RUNNERS, RunnerSpec, run_cells
 from anonlab.runner.grid import Cell, expand_grid
 from anonlab.runner.store import git_commit, package_versions, write_json, write_table
-from anonlab.validation import ParameterError, check_choice, check_int, check_options
+from anonlab.validation import (
+    ParameterError,
+    cap_n_jobs,
+    check_choice,
+    check_int,
+    check_options,
+    check_results_dir,
+)
 
 RESULTS_FILE = "results.parquet"
 RUN_FILE = "run.json"
@@ -51,6 +58,7 @@ class Experiment:
     reading: str | None = None  # the reading run (None: the primary, or none declared)
     overrides: tuple[str, ...] = ()  # the overrides the config was composed from
     provenance: str = "paper"  # or "custom" (anonlab.provenance.provenance)
+    notes: tuple[str, ...] = ()  # what validation adjusted, said once before the run
     # {metric: {option: value}}, validated; the methods' options are on their cells
     metric_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
@@ -153,6 +161,7 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
         raise ParameterError(
             "n_jobs must be a positive number of workers or negative (all cores), got 0"
         )
+    n_jobs, n_jobs_note = cap_n_jobs(n_jobs)
     metrics = _names(config.get("metrics"), "metrics")
     by_attribute = _names(config.get("metrics_by_attribute"), "metrics_by_attribute")
     for metric in metrics:
@@ -189,7 +198,7 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     cells = tuple(cell for d in datasets
                   for cell in expand_grid(methods, config.get("grid") or {}, d,
                                           method_options))
-    out_dir = Path(str(config.get("results_dir", "results")))
+    out_dir = check_results_dir(Path(str(config.get("results_dir", "results"))))
     profile = str(config.get("profile") or PAPER_PROFILE)
     reading = config.get("reading")
     folder = run_folder(name, reading=reading, overrides=overrides,
@@ -198,6 +207,7 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     return Experiment(name, datasets, cells, reps, metrics, by_attribute, seed, n_jobs, out_dir,
                       figures, tables, config, runner_spec(config.get("runner") or {}),
                       reading=reading, overrides=overrides, provenance=provenance(overrides),
+                      notes=(n_jobs_note,) if n_jobs_note else (),
                       metric_options=metric_options)
 
 
