@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from anonlab.report.claims import STATUSES, WITHIN_NOISE, ClaimResult
+from anonlab.report.tables import to_markdown
 from anonlab.report.view import CAUSES, ClaimView, ReportView, TargetView
 
 NOTES_HTML, NOTES_MD = "notes.html", "notes.md"
@@ -213,12 +214,7 @@ def _md(value: Any) -> str:
 
 
 def md_table(rows: Sequence[Mapping[str, Any]]) -> str:
-    if not rows:
-        return ""
-    columns = list(rows[0])
-    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
-    lines += ["| " + " | ".join(_md(row[c]) for c in columns) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
+    return to_markdown(pd.DataFrame(list(rows))) if rows else ""
 
 
 def _claim_md(claim: ClaimView) -> list[str]:

@@ -27,11 +27,11 @@ def load_builder(spec: str) -> TableBuilder:
 
 
 def to_markdown(frame: pd.DataFrame, digits: int = 2) -> str:
-    """A GitHub-flavoured Markdown table (numbers rounded to ``digits``)."""
+    """A GitHub-flavoured Markdown table (numbers rounded to ``digits``, ``|`` escaped)."""
     def cell(value: object) -> str:
         if isinstance(value, float):
             return "" if pd.isna(value) else f"{value:.{digits}f}"
-        return str(value)
+        return str(value).replace("|", "\\|").replace("\n", " ")
 
     header = "| " + " | ".join(map(str, frame.columns)) + " |"
     rule = "|" + "|".join("---" for _ in frame.columns) + "|"

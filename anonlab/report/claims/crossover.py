@@ -27,14 +27,7 @@ from anonlab.report.claims.data import (
     side,
 )
 from anonlab.report.claims.model import Checker, Claim, examples, fmt, need_of, symbol
-from anonlab.report.claims.stats import (
-    CONTRADICTED,
-    NOT_CHECKABLE,
-    REPRODUCED,
-    WITHIN_NOISE,
-    combine,
-    judge,
-)
+from anonlab.report.claims.stats import combine, judge, locate
 
 FIELDS = {"method", "baseline", "x", "expected", "tolerance", "mode"}
 
@@ -85,12 +78,7 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
         low, high = crossing_interval(xs, gap.holds_adjusted, gap.opposite_adjusted,
                                       p["mode"])
         exact = bool(np.all(side(curve, 0).se == 0) and np.all(side(curve, 1).se == 0))
-        if window[0] <= low and high <= window[1]:
-            verdicts.append(REPRODUCED)
-        elif high < window[0] or low > window[1]:
-            verdicts.append(CONTRADICTED)
-        else:
-            verdicts.append(NOT_CHECKABLE if exact else WITHIN_NOISE)
+        verdicts.append(locate(low, high, window, exact))
         s = symbol(x)
         if math.isinf(high):
             found = (f"not above for good up to {s}={fmt(xs[-1])}" if p["mode"] == "stays"

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anonlab.plotting import point_values
 from anonlab.report.claims.model import (
     Claim,
     Filter,
@@ -23,7 +24,6 @@ from anonlab.report.claims.stats import Quantity
 from anonlab.validation import ParameterError
 
 NON_AXES = {"experiment", "method", "value", "se", "df", "n"}
-DROPPED = ("rep", "seed", "cell_id", "metric", "value")
 
 
 @cache
@@ -68,15 +68,11 @@ class ResultsTable:
             table = self.table
             if not (table["metric"] == metric).any():
                 raise NotCheckable(f"metric {metric!r} is not in the results")
-            rows = table[(table["metric"] == metric)
-                         & (table["attribute"].notna() == by_attribute)]
-            if rows.empty:
+            points = point_values(table, metric, by_attribute).agg(
+                ["mean", "std", "count"]).reset_index()
+            if points.empty:
                 raise NotCheckable(f"no {'per-attribute ' if by_attribute else ''}rows of "
                                    f"metric {metric!r}")
-            dropped = (*DROPPED, *(() if by_attribute else ("attribute",)))
-            params = [c for c in rows.columns if c not in dropped]
-            grouped = rows.groupby(params, dropna=False, sort=True)["value"]
-            points = grouped.agg(["mean", "std", "count"]).reset_index()
             n = points["count"].to_numpy(dtype=float)
             se = points["std"].to_numpy(dtype=float) / np.sqrt(n)
             once = n == 1

@@ -23,14 +23,7 @@ from anonlab.report.claims.data import (
     side,
 )
 from anonlab.report.claims.model import Checker, Claim, examples, fmt, need_of, symbol
-from anonlab.report.claims.stats import (
-    CONTRADICTED,
-    NOT_CHECKABLE,
-    REPRODUCED,
-    WITHIN_NOISE,
-    combine,
-    plus_minus,
-)
+from anonlab.report.claims.stats import NOT_CHECKABLE, combine, locate, plus_minus
 
 FIELDS = {"method", "x", "which", "expected"}
 
@@ -72,12 +65,7 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
         span_lo = xs[first - 1] + step if first > 0 else xs[0]
         span_hi = xs[last + 1] - step if last + 1 < len(xs) else xs[-1]
         exact = bool(np.all(q.se == 0))
-        if low <= span_lo and span_hi <= high:
-            verdicts.append(REPRODUCED)
-        elif span_hi < low or span_lo > high:
-            verdicts.append(CONTRADICTED)
-        else:
-            verdicts.append(NOT_CHECKABLE if exact else WITHIN_NOISE)
+        verdicts.append(locate(span_lo, span_hi, (low, high), exact))
         where = (f"{symbol(x)}={fmt(xs[best])}" if first == last
                  else f"{symbol(x)}={fmt(xs[best])}, could be anywhere in "
                       f"{fmt(xs[first])}..{fmt(xs[last])}")

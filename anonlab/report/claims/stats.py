@@ -212,6 +212,16 @@ def combine(verdicts: list[str], need: int) -> str:
     return WITHIN_NOISE
 
 
+def locate(low: float, high: float, window: tuple[float, float], exact: bool) -> str:
+    """The verdict of a location known to lie in [low, high] against the paper's window:
+    inside it, outside it, or straddling it (noise, or for exact values a coarse grid)."""
+    if window[0] <= low and high <= window[1]:
+        return REPRODUCED
+    if high < window[0] or low > window[1]:
+        return CONTRADICTED
+    return NOT_CHECKABLE if exact else WITHIN_NOISE
+
+
 def plus_minus(q: Quantity, i: int, fmt) -> str:
     """``mean ± half-width`` of the 95 % interval of point ``i`` (just the mean if exact)."""
     est, se = q.est[i], q.se[i]
