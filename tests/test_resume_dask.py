@@ -4,6 +4,7 @@ results file, byte for byte, as an uninterrupted local run."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -46,12 +47,16 @@ def test_sigkilled_sweep_resumes_to_the_same_bytes(tmp_path):
     results = tmp_path / "killed" / "census_idp_rf" / "results.parquet"
     assert not results.exists()
 
+    done = {job for part in parts.glob("part-*.parquet")
+            for job in pd.read_parquet(part)[["cell_id", "rep"]].itertuples(index=False)}
+
     resumed = start(tmp_path / "killed")
     assert resumed.wait(timeout=300) == 0, resumed.stderr.read()
     expected = (tmp_path / "whole" / "census_idp_rf" / "results.parquet").read_bytes()
     assert results.read_bytes() == expected
-    # the stored batches were not recomputed: their part files are untouched
-    assert len(list(parts.glob("part-*.parquet"))) >= stored
+    # the stored batches were not recomputed: the progress bar starts at their jobs
+    assert re.search(r"\| *(\d+)/28 \[", resumed.stderr.read())[1] == str(len(done))
+    assert len(list(parts.glob("part-*.parquet"))) == 1  # compacted once complete
 
 
 def test_a_finished_sweep_is_not_recomputed_and_a_new_seed_is(tmp_path, compose_config,
@@ -83,7 +88,7 @@ def cfg_overrides(tmp_path: Path) -> list[str]:
 
 def test_checkpoint_ignores_parts_of_another_key(tmp_path):
     first = Checkpoint(tmp_path, "a").open()
-    first.save([{"cell_id": 1, "rep": 0, "value": 1.0}])
+    first.save([{"cell_id": 1, "rep": 0, "metric": "re", "attribute": None, "value": 1.0}])
     assert len(Checkpoint(tmp_path, "a").open().load()) == 1
     assert Checkpoint(tmp_path, "b").open().load().empty
 

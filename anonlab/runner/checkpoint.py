@@ -2,19 +2,32 @@
 
 A job is one (cell, repetition); its rows depend only on the cell (data set, method and
 parameters), the repetition, the master seed, the metrics and the code. Parts live in
-``<out_dir>/parts/`` under a key hashing everything else those rows depend on; a later run
-with the same key loads them and skips their jobs, so a sweep killed at any point resumes
-where it stopped. Parts are written atomically (temporary file, then rename), so a kill
-never leaves a half-written part, and the results table is always assembled from parts,
-so a resumed run writes the same bytes as an uninterrupted one.
+``<out_dir>/parts/<dataset>/`` beside a ``manifest.json`` holding a key that hashes
+everything else those rows depend on; a later run with the same key loads them and skips
+their jobs, so a sweep killed at any point resumes where it stopped. Parts are written
+atomically (temporary file, then rename), so a kill never leaves a half-written part, and
+the results table is always assembled from parts, so a resumed run writes the same bytes
+as an uninterrupted one.
+
+Runs heal: a part that cannot be read (truncated, empty, not Parquet, without the result
+columns, a folder) is removed with one ``note:`` line on stderr and its jobs are
+recomputed; an unreadable manifest discards its data set's parts the same way. Once every
+planned job is stored, :meth:`Checkpoint.compact` merges a data set's parts into one.
+:func:`folder_lock` holds ``<out_dir>/.lock`` for a run, so a second run into the same
+folder waits, then reuses the first's parts instead of computing them again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 import shutil
-from collections.abc import Mapping, Sequence
+import sys
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +36,46 @@ import pandas as pd
 
 from anonlab.io import write_atomic
 
+try:
+    import fcntl
+except ImportError:  # Windows: runs into one folder are not serialized
+    fcntl = None  # type: ignore[assignment]
+
 MANIFEST = "manifest.json"
+LOCK = ".lock"
+# the columns every part has; a job's rows are told apart by ROW_KEY
+COLUMNS = ("cell_id", "rep", "metric", "attribute", "value")
+ROW_KEY = ["cell_id", "rep", "metric", "attribute"]
+
+
+def note(message: str) -> None:
+    """Print ``note: message`` as one line on stderr."""
+    print(f"note: {message}", file=sys.stderr, flush=True)
+
+
+def _reason(error: BaseException) -> str:
+    """The first sentence of ``error``'s message, on one line, without pyarrow's prefix."""
+    text = " ".join(str(error).split())
+    text = re.sub(r"^Could not open .*? input source '.*?': ", "", text)
+    text = text.split(". ")[0].rstrip(".")
+    return (text[:117] + "...") if len(text) > 120 else text or type(error).__name__
+
+
+def _remove(path: Path) -> None:
+    """Remove a file or folder; one that cannot be removed is left (it is read again)."""
+    try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def _part_name(jobs: Iterable[tuple[Any, Any]]) -> str:
+    """``part-<hash of the sorted (cell_id, rep) jobs>.parquet``."""
+    unique = sorted({(int(cell), int(rep)) for cell, rep in jobs})
+    return f"part-{hashlib.sha256(json.dumps(unique).encode()).hexdigest()[:20]}.parquet"
 
 
 def checkpoint_key(config: Mapping[str, Any], code: Mapping[str, Any] | None) -> str:
@@ -52,32 +104,154 @@ class Checkpoint:
     directory: Path
     key: str
 
+    def _shown(self, path: Path) -> str:
+        """``path`` as notes show it: from the results folder on (``parts/census/…``)."""
+        try:
+            return str(path.relative_to(self.directory.parent.parent))
+        except ValueError:
+            return str(path)
+
+    def parts(self) -> list[Path]:
+        """The stored part files, sorted by name."""
+        return sorted(self.directory.glob("part-*.parquet"))
+
+    def _manifest(self) -> dict[str, Any] | None:
+        """The stored manifest (``None`` if there is none); raises if it is unreadable."""
+        path = self.directory / MANIFEST
+        if not path.exists() and not path.is_symlink():
+            return None
+        if not path.is_file():
+            raise ValueError("a folder, not a file" if path.is_dir() else "not a file")
+        text = path.read_text(encoding="utf-8")
+        if not text.strip():
+            raise ValueError("empty")
+        stored = json.loads(text)
+        if not isinstance(stored, dict) or not isinstance(stored.get("key"), str):
+            raise ValueError('not a {"key": ...} object')
+        return stored
+
     def open(self) -> Checkpoint:
-        """Create the directory; discard parts stored under another key."""
-        manifest = self.directory / MANIFEST
-        if self.directory.exists():
-            stored = json.loads(manifest.read_text()) if manifest.is_file() else {}
-            if stored.get("key") != self.key:
+        """Create the directory; discard parts stored under another key, under an
+        unreadable manifest or under none, and temporary files a kill left behind."""
+        for path in (self.directory.parent, self.directory):
+            if (path.exists() or path.is_symlink()) and not path.is_dir():
+                note(f"{self._shown(path)} is not a folder; it is removed")
+                _remove(path)
+        if self.directory.is_dir():
+            try:
+                stored = self._manifest()
+            except Exception as error:  # any unreadable manifest heals
+                note(f"{self._shown(self.directory / MANIFEST)} is unreadable "
+                     f"({_reason(error)}); the parts beside it ({len(self.parts())}) are "
+                     "discarded and their jobs recomputed")
+                stored = {}
+            if stored is None and self.parts():
+                note(f"{self._shown(self.directory)} has parts but no {MANIFEST}; they are "
+                     "discarded and their jobs recomputed")
+            if (stored or {}).get("key") != self.key:
                 shutil.rmtree(self.directory)
         self.directory.mkdir(parents=True, exist_ok=True)
+        for leftover in self.directory.glob(".*.tmp"):  # write_atomic's, when killed
+            _remove(leftover)
+        manifest = self.directory / MANIFEST
         if not manifest.is_file():
             text = json.dumps({"key": self.key}) + "\n"
             write_atomic(manifest, lambda tmp: tmp.write_text(text, encoding="utf-8"))
         return self
 
+    def _read(self, path: Path) -> pd.DataFrame | None:
+        """The rows of one part, or ``None`` (with a note, the part removed) if it is
+        unreadable."""
+        try:
+            if not path.is_file():
+                raise ValueError("a folder, not a file" if path.is_dir() else "not a file")
+            frame = pd.read_parquet(path)
+            missing = [c for c in COLUMNS if c not in frame.columns]
+            if missing:
+                raise ValueError(f"no column {', '.join(missing)}")
+            if frame.empty:
+                raise ValueError("no rows")
+            for column in ("cell_id", "rep"):
+                if not pd.api.types.is_integer_dtype(frame[column]):
+                    raise ValueError(f"column {column} is {frame[column].dtype}, not integer")
+        except Exception as error:  # any unreadable part is recomputed
+            note(f"{self._shown(path)} is unreadable ({_reason(error)}); its jobs are "
+                 "recomputed")
+            _remove(path)
+            return None
+        return frame
+
     def load(self) -> pd.DataFrame:
-        """Rows of every stored part (empty frame if none)."""
-        parts = sorted(self.directory.glob("part-*.parquet"))
-        if not parts:
-            return pd.DataFrame()
-        return pd.concat([pd.read_parquet(p) for p in parts], ignore_index=True)
+        """Rows of every readable stored part (empty frame if none); an unreadable part
+        is removed with a note, so its jobs count as not done."""
+        frames = [frame for frame in map(self._read, self.parts()) if frame is not None]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     def save(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Store the rows of a finished batch as one part, named by its content."""
+        """Store the rows of a finished batch as one part, named by its jobs."""
         if not rows:
             return
         frame = pd.DataFrame(list(rows))
-        jobs = sorted({(int(r["cell_id"]), int(r["rep"])) for r in rows})
-        name = hashlib.sha256(json.dumps(jobs).encode()).hexdigest()[:20]
-        write_atomic(self.directory / f"part-{name}.parquet",
-                     lambda tmp: frame.to_parquet(tmp, index=False))
+        name = _part_name((r["cell_id"], r["rep"]) for r in rows)
+        write_atomic(self.directory / name, lambda tmp: frame.to_parquet(tmp, index=False))
+
+    def compact(self) -> bool:
+        """Merge the stored parts into one (a job stored twice kept once, from the first
+        part), written atomically before the others are removed; whether it merged."""
+        read = [(path, frame) for path in self.parts()
+                if (frame := self._read(path)) is not None]
+        if len(read) < 2:
+            return False
+        frame = pd.concat([f for _, f in read], ignore_index=True)
+        frame = frame.drop_duplicates(ROW_KEY, keep="first", ignore_index=True)
+        target = self.directory / _part_name(zip(frame["cell_id"], frame["rep"], strict=True))
+        write_atomic(target, lambda tmp: frame.to_parquet(tmp, index=False))
+        for path, _ in read:
+            if path != target:
+                _remove(path)
+        return True
+
+
+_HELD = threading.local()  # {lock path: depth} of the locks this thread holds
+
+
+@contextmanager
+def folder_lock(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``folder`` (``fcntl.flock`` on ``folder/.lock``) while
+    the block runs; if another run holds it, say so in one note and wait. Reentrant in
+    one thread; released on exceptions; a no-op without ``fcntl`` (Windows)."""
+    if fcntl is None:
+        yield
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / LOCK
+    held: dict[str, int] = _HELD.__dict__.setdefault("paths", {})
+    key = str(path.resolve())
+    if key in held:
+        held[key] += 1
+        try:
+            yield
+        finally:
+            held[key] -= 1
+        return
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            note(f"another run is writing {folder}; this run waits until it is done")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError as error:  # a file system without locks
+            note(f"cannot lock {folder} ({_reason(error)}); runs into it are not "
+                 "serialized")
+        held[key] = 1
+        try:
+            yield
+        finally:
+            del held[key]
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            except OSError:
+                pass
+    finally:
+        os.close(fd)

@@ -15,7 +15,7 @@ from tqdm.auto import tqdm
 from anonlab.datasets import Dataset
 from anonlab.methods import method_class
 from anonlab.metrics import get_attribute_metric, get_metric
-from anonlab.runner.checkpoint import Checkpoint
+from anonlab.runner.checkpoint import ROW_KEY, Checkpoint
 from anonlab.runner.grid import DATASET_AXES, Cell
 from anonlab.runner.seeds import metric_rng_for, rng_for
 
@@ -98,6 +98,7 @@ class RunnerSpec:
 
 
 RUNNERS = ("local", "dask")
+LOST_RETRIES = 2  # reruns of jobs whose parts cannot be loaded back before giving up
 
 
 def _split(jobs: Sequence[Job], n_batches: int) -> list[list[Job]]:
@@ -156,31 +157,65 @@ def run_cells(
     cells).
 
     With a ``checkpoint``, jobs whose rows it holds are skipped, every finished batch is
-    stored at once, and the table is assembled from the stored parts (resumable runs).
+    stored at once, and the table is assembled from the stored parts (resumable runs);
+    jobs whose parts turn out unreadable are recomputed, and once every job is stored the
+    parts are compacted into one.
     """
     jobs = plan_jobs(cells, reps, metrics)
-    stored = checkpoint.load() if checkpoint is not None else pd.DataFrame()
-    finished = (set(zip(stored["cell_id"].astype(int), stored["rep"].astype(int), strict=True))
-                if len(stored) else set())
-    todo = [job for job in jobs if (job[1].id, job[2]) not in finished]
+    planned = {(cell.id, rep) for _, cell, rep in jobs}
     args = (master_seed, metrics, metrics_by_attribute, dict(metric_options or {}))
-    batches = (_dask_batches(dataset, todo, args, n_jobs, runner.address)
-               if runner.name == "dask" else _local_batches(dataset, todo, args, n_jobs))
-    rows: list[dict[str, Any]] = []
-    with tqdm(total=len(jobs), initial=len(jobs) - len(todo), desc=label or "cells x reps",
-              unit="run", disable=not progress) as bar:
-        for done, batch_rows in batches if todo else ():
+
+    def run(todo: Sequence[Job], bar: tqdm) -> list[dict[str, Any]]:
+        if not todo:
+            return []
+        batches = (_dask_batches(dataset, todo, args, n_jobs, runner.address)
+                   if runner.name == "dask" else _local_batches(dataset, todo, args, n_jobs))
+        rows: list[dict[str, Any]] = []
+        for done, batch_rows in batches:
             if checkpoint is not None:
                 checkpoint.save(batch_rows)
             rows.extend(batch_rows)
             bar.update(done)
-    frame = checkpoint.load() if checkpoint is not None else pd.DataFrame(rows)
+        return rows
+
+    stored = checkpoint.load() if checkpoint is not None else pd.DataFrame()
+    finished = _jobs_of(stored)
+    todo = [job for job in jobs if (job[1].id, job[2]) not in finished]
+    with tqdm(total=len(jobs), initial=len(jobs) - len(todo), desc=label or "cells x reps",
+              unit="run", disable=not progress) as bar:
+        rows = run(todo, bar)
+        if checkpoint is None:
+            frame = pd.DataFrame(rows)
+        else:
+            # every stored or new job must load back; one whose part became unreadable
+            # (or vanished) since is run again
+            expected = finished | {(int(r["cell_id"]), int(r["rep"])) for r in rows}
+            for attempt in range(LOST_RETRIES + 1):
+                frame = checkpoint.load()
+                finished = _jobs_of(frame)
+                gone = expected - finished
+                lost = [job for job in jobs if (job[1].id, job[2]) in gone]
+                if not lost:
+                    break
+                if attempt == LOST_RETRIES:
+                    raise RuntimeError(f"the parts under {checkpoint.directory} keep "
+                                       "disappearing: is another program deleting them?")
+                bar.total += len(lost)
+                run(lost, bar)
+            if planned <= finished and checkpoint.compact():
+                frame = checkpoint.load()
     # a job stored twice (two runs sharing a folder) counts once, from the first part
-    frame = frame.drop_duplicates(["cell_id", "rep", "metric", "attribute"], keep="first")
-    planned = {(cell.id, rep) for _, cell, rep in jobs}
+    frame = frame.drop_duplicates(ROW_KEY, keep="first")
     keep = [(int(c), int(r)) in planned for c, r in zip(frame["cell_id"], frame["rep"],
                                                         strict=True)]
     return tidy_table(frame[keep], cells, dataset.name)
+
+
+def _jobs_of(frame: pd.DataFrame) -> set[tuple[int, int]]:
+    """The (cell id, repetition) jobs with rows in ``frame``."""
+    if not len(frame):
+        return set()
+    return set(zip(frame["cell_id"].astype(int), frame["rep"].astype(int), strict=True))
 
 
 def tidy_table(frame: pd.DataFrame, cells: Sequence[Cell], dataset: str) -> pd.DataFrame:
