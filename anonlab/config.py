@@ -36,12 +36,17 @@ OVERRIDES_KEY = "overrides"
 def compose_config(*overrides: str, conf_dir: Path = CONF_DIR) -> dict[str, Any]:
     """``conf/config.yaml`` composed with Hydra ``overrides`` (as on the command line) into a
     plain resolved dict, as ``run.py`` gets it; for scripts, benchmarks and tests. The
-    overrides are kept under ``config["overrides"]``, as run.py keeps Hydra's."""
+    overrides are kept under ``config["overrides"]``, as run.py keeps Hydra's. Inside a
+    running Hydra app (a multirun), the app's own config dir is used."""
     from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
 
     register_resolvers()
-    with initialize_config_dir(config_dir=str(conf_dir), version_base="1.3"):
+    if GlobalHydra.instance().is_initialized():
         cfg = compose(config_name="config", overrides=list(overrides))
+    else:
+        with initialize_config_dir(config_dir=str(conf_dir), version_base="1.3"):
+            cfg = compose(config_name="config", overrides=list(overrides))
     return {**OmegaConf.to_container(cfg, resolve=True), OVERRIDES_KEY: list(overrides)}
 
 

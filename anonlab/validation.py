@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -112,16 +113,20 @@ def cap_n_jobs(n_jobs: int, cores: int | None = None) -> tuple[int, str | None]:
 
 def check_results_dir(path: Path) -> Path:
     """``path`` as a results folder, refused before any write when it is a file, lies
-    under a file, or cannot be written by this user."""
+    under a file, or cannot be written (its nearest existing folder is probed with a
+    temporary file, removed at once, so read-only file systems and permissions are
+    caught for every user, root included)."""
     path = Path(path)
     probe = path
-    while not probe.exists():
-        if probe.parent == probe:
-            break
+    while not probe.exists() and probe.parent != probe:
         probe = probe.parent
-    if probe.exists() and not probe.is_dir():
+    if not probe.is_dir():
         what = "is a file" if probe == path else f"lies under the file {str(probe)!r}"
         raise ParameterError(f"results_dir={str(path)!r} {what}; name a folder")
-    if probe.exists() and not os.access(probe, os.W_OK | os.X_OK):
-        raise ParameterError(f"results_dir={str(path)!r}: {str(probe)!r} is not writable")
+    try:
+        with tempfile.TemporaryFile(dir=probe, prefix=".anonlab-probe-"):
+            pass
+    except OSError as error:
+        raise ParameterError(f"results_dir={str(path)!r}: {str(probe)!r} is not writable "
+                             f"({error.strerror or error})") from None
     return path

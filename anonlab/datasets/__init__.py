@@ -8,11 +8,32 @@ from typing import Any
 from anonlab.datasets.base import Attribute, Dataset
 from anonlab.datasets.build import DEFAULT_ALPHA, build_dataset
 from anonlab.datasets.loaders import READER_OPTIONS, READERS, read_csv
-from anonlab.validation import check_choice
+from anonlab.validation import ParameterError, check_choice
 
 __all__ = ["Attribute", "Dataset", "LOADERS", "build_dataset", "load_dataset"]
 
 LOADERS = (*READERS, "csv")
+
+
+#: the keys of every dataset config; a loader's own keys are in READER_OPTIONS
+COMMON_KEYS = ("name", "loader", "attributes", "numeric", "alpha", "domains", "roles",
+               "discrete", "categorical", "hierarchies", "target")
+
+
+def check_keys(config: Mapping[str, Any], loader: str) -> None:
+    """Raise a :class:`ParameterError` for a key no dataset config has, or one that
+    another loader takes (``dataset.encoding`` for Census), rather than ignore it."""
+    own = READER_OPTIONS.get(loader, ())
+    for key in config:
+        if key in COMMON_KEYS or key in own:
+            continue
+        if any(key in keys for keys in READER_OPTIONS.values()):
+            if config[key] is None:
+                continue  # declared by the config file, unused by this loader
+            raise ParameterError(f"dataset.{key} applies to other loaders, not to "
+                                 f"dataset.loader={loader!r}")
+        known = sorted({*COMMON_KEYS, *own})
+        raise ParameterError(f"dataset.{key} is not a dataset key; the keys are {known}")
 
 
 def load_dataset(config: Mapping[str, Any]) -> Dataset:
@@ -23,12 +44,14 @@ def load_dataset(config: Mapping[str, Any]) -> Dataset:
     (csv), ``alpha``, ``domains``, ``roles``, ``discrete``, ``categorical``
     (``{column: taxonomy}``), ``target`` (``{column, threshold, labels}``); a loader
     listed in :data:`~anonlab.datasets.loaders.READER_OPTIONS` also receives those keys
-    (``patient_discharge``: ``path``, ``n``, ``seed``).
+    (``csv``: ``path``, ``encoding``, ``sep``; ``patient_discharge``: ``path``, ``n``,
+    ``seed``). Any other key is an error (:func:`check_keys`).
     """
     loader = check_choice(config.get("loader"), "dataset.loader", LOADERS)
+    check_keys(config, loader)
     options = {key: config[key] for key in READER_OPTIONS.get(loader, ())
                if config.get(key) is not None}
-    frame = read_csv(config.get("path")) if loader == "csv" else READERS[loader](**options)
+    frame = READERS[loader](**options) if loader in READERS else read_csv(**options)
     attributes = config.get("attributes") or config.get("numeric") or []
     return build_dataset(
         str(config.get("name", loader)),

@@ -56,6 +56,9 @@ class Method(ABC):
     ``m``), so the runner skips cells that differ only in other parameters and plots draw
     it as a horizontal line against an axis it ignores. ``randomized`` is false for
     deterministic methods, which the runner computes once instead of once per repetition.
+    ``partition`` says what the release's cluster labels are: ``None`` (no clusters),
+    ``"attribute"`` (one partition per attribute, individual ranking) or ``"record"``
+    (one cluster per record, multivariate microaggregation); cluster metrics check it.
 
     ``option_choices`` names the method's options, each a reading of its paper that a run
     may choose (config ``options.<name>.<option>``), with its allowed values, the first the
@@ -67,6 +70,7 @@ class Method(ABC):
     name: ClassVar[str]
     axes: ClassVar[tuple[str, ...]]
     randomized: ClassVar[bool] = True
+    partition: ClassVar[str | None] = None  # clusters: None, "attribute" or "record"
     option_choices: ClassVar[dict[str, tuple[Any, ...]]] = {}
 
     def __post_init__(self) -> None:

@@ -91,6 +91,8 @@ class ClusterNoise(Method):
     (centroid sensitivity)/(ε/m) (iDP Algorithm 1). Subclasses give the centroid and its
     sensitivity."""
 
+    partition: ClassVar[str | None] = "attribute"
+
     k: int
     epsilon: float
     budget: str = BUDGETS[0]

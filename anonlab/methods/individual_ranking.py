@@ -42,6 +42,7 @@ class IndividualRankingMethod(Method):
     k: int
     remainder: str = REMAINDERS[0]
     name: ClassVar[str] = "ir"
+    partition: ClassVar[str | None] = "attribute"
     axes: ClassVar[tuple[str, ...]] = ("k",)
     randomized: ClassVar[bool] = False
     option_choices: ClassVar[dict[str, tuple[str, ...]]] = {"remainder": REMAINDERS}
@@ -81,6 +82,7 @@ class IndividualRankingLaplace(Method):
     epsilon: float
     remainder: str = REMAINDERS[0]
     name: ClassVar[str] = "ir_laplace"
+    partition: ClassVar[str | None] = "attribute"
     axes: ClassVar[tuple[str, ...]] = ("k", "epsilon")
     option_choices: ClassVar[dict[str, tuple[str, ...]]] = {"remainder": REMAINDERS}
 

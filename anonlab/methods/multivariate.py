@@ -60,6 +60,7 @@ class Mdav(Method):
 
     k: int
     name: ClassVar[str] = "mdav"
+    partition: ClassVar[str | None] = "record"
     axes: ClassVar[tuple[str, ...]] = ("k",)
     randomized: ClassVar[bool] = False
 
@@ -80,6 +81,7 @@ class Imdav(Method):
 
     k: int
     name: ClassVar[str] = "imdav"
+    partition: ClassVar[str | None] = "record"
     axes: ClassVar[tuple[str, ...]] = ("k",)
     randomized: ClassVar[bool] = False
 
@@ -103,6 +105,7 @@ class ImdavLaplace(Method):
     k: int
     epsilon: float
     name: ClassVar[str] = "imdav_laplace"
+    partition: ClassVar[str | None] = "record"
     axes: ClassVar[tuple[str, ...]] = ("k", "epsilon")
     compose: ClassVar[bool] = False
 

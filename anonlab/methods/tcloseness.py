@@ -52,6 +52,7 @@ class TCloseness(Method):
     ground: str = GROUNDS[0]
     axes: ClassVar[tuple[str, ...]] = ("k", "t")
     randomized: ClassVar[bool] = False
+    partition: ClassVar[str | None] = "record"
     option_choices: ClassVar[dict[str, tuple[str, ...]]] = {"ground": GROUNDS}
     algorithm: ClassVar[Algorithm]
     computes_emd: ClassVar[bool] = True  # whether the algorithm takes the ground distance

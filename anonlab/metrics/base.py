@@ -11,18 +11,61 @@ import pandas as pd
 
 from anonlab.datasets import Attribute, Dataset
 from anonlab.methods.base import Release
-from anonlab.validation import check_options
+from anonlab.validation import ParameterError, check_options
 
 PerAttribute = Callable[..., np.ndarray]  # (original, released, attributes, **options)
 
 
+#: what a metric may need of the data set view it is computed on and of the method whose
+#: release it measures (a metric's ``requires``), checked by :meth:`_Options.check`
+REQUIREMENTS = ("clusters", "record_partition", "quasi_identifier", "confidential", "target",
+                "numerical", "variance")
+
+
 class _Options:
     """What metrics share: ``option_choices`` (option → allowed values, the first the
-    default; config ``options.<name>.<option>``) and the chosen ``options``."""
+    default; config ``options.<name>.<option>``), the chosen ``options``, and what the
+    metric ``requires`` (:data:`REQUIREMENTS`)."""
 
     name: str
     option_choices: Mapping[str, tuple[Any, ...]]
     options: Mapping[str, Any]
+    requires: tuple[str, ...]
+
+    def check(self, view: Dataset, method: Any) -> None:
+        """Raise a :class:`~anonlab.validation.ParameterError` if the metric cannot be
+        computed on ``method``'s release of ``view`` (called when an experiment is built,
+        before any work)."""
+        partition = getattr(method, "partition", None)
+        method_name = getattr(method, "name", str(method))
+        for need in self.requires:
+            if need == "clusters" and partition is None:
+                raise ParameterError(f"metric {self.name!r} measures clusters, and method "
+                                     f"{method_name!r} does not cluster; drop one of them")
+            if need == "record_partition" and partition != "record":
+                raise ParameterError(f"metric {self.name!r} needs one cluster per record "
+                                     f"(multivariate microaggregation); method {method_name!r} "
+                                     "does not give one")
+            if need in ("quasi_identifier", "confidential") and not any(
+                    a.role == need for a in view.attributes):
+                raise ParameterError(f"metric {self.name!r} needs an attribute with role "
+                                     f"{need!r} in dataset {view.name!r}: declare "
+                                     f"dataset.roles={{column: {need}}}")
+            if need == "target":
+                check_target(self.name, view)
+            if need == "numerical":
+                for attribute in view.protected_attributes:
+                    if attribute.categorical:
+                        raise ParameterError(f"metric {self.name!r} is defined for numerical "
+                                             f"attributes; {attribute.name!r} of dataset "
+                                             f"{view.name!r} is categorical")
+            if need == "variance":
+                constant = [name for name, v in zip(view.protected, view.protected_variance,
+                                                    strict=True) if v == 0]
+                if constant:
+                    raise ParameterError(f"metric {self.name!r} divides by each protected "
+                                         f"attribute's variance; column {constant[0]!r} of "
+                                         f"dataset {view.name!r} is constant")
 
     def with_options(self, **options: Any) -> Any:
         """A copy of the metric with ``options`` set (the others unchanged); an unknown
@@ -47,6 +90,7 @@ class AttributeMetric(_Options):
     description: str = ""
     option_choices: Mapping[str, tuple[Any, ...]] = field(default_factory=dict, hash=False)
     options: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    requires: tuple[str, ...] = ()
     randomized = False  # per-attribute metrics are deterministic (see ReleaseMetric)
 
     def values(self, original: np.ndarray, released: np.ndarray,
@@ -83,6 +127,24 @@ def _matrices(original: pd.DataFrame, released: pd.DataFrame,
     return original[cols].to_numpy(dtype=float), released[cols].to_numpy(dtype=float)
 
 
+def check_target(metric: str, view: Dataset) -> None:
+    """Raise a :class:`~anonlab.validation.ParameterError` unless ``view`` has a class
+    (``dataset.target``) with two classes present that is not one of the protected
+    attributes (a classifier would be given its own label)."""
+    if view.target is None:
+        raise ParameterError(f"metric {metric!r} needs a class: set dataset.target="
+                             "{column: NAME, threshold: NUMBER, labels: [low, high]}")
+    classes = sorted(map(str, view.target.unique()))
+    if len(classes) < 2:
+        raise ParameterError(f"metric {metric!r}: dataset.target.column "
+                             f"{view.target.name!r} gives one class only, {classes}; choose "
+                             "a threshold inside the column's range")
+    if view.target.name in view.protected:
+        raise ParameterError(f"metric {metric!r}: dataset.target.column {view.target.name!r}"
+                             " is also a protected attribute, so the classifier would be "
+                             "trained on its own class; remove it from dataset.attributes")
+
+
 def domain_arrays(attributes: Sequence[Attribute]) -> tuple[np.ndarray, np.ndarray]:
     """Lower bounds and widths of the attributes' domains."""
     low = np.array([a.domain[0] for a in attributes], dtype=float)
@@ -112,6 +174,7 @@ class ReleaseMetric(_Options):
     randomized: bool = False
     option_choices: Mapping[str, tuple[Any, ...]] = field(default_factory=dict, hash=False)
     options: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    requires: tuple[str, ...] = ()
 
     def of_release(self, view: Dataset, release: Release,
                    rng: np.random.Generator | None = None) -> float | dict[str, float]:

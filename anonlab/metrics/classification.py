@@ -44,4 +44,4 @@ def forest_f_measure(view: Dataset, release: Release,
 F_MEASURE = ReleaseMetric("f_measure", forest_f_measure,
                           "F-measure per class, random forest trained on the first 66% of the"
                           " release, tested on the rest of the original data (one row per class)",
-                          randomized=True)
+                          randomized=True, requires=("target",))

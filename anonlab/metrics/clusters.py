@@ -78,9 +78,13 @@ def runtime(view: Dataset, release: Release) -> float:
     return release.seconds
 
 
-CLUSTER_MIN = ReleaseMetric("cluster_min", cluster_min, "smallest cluster size")
-CLUSTER_MEAN = ReleaseMetric("cluster_mean", cluster_mean, "mean cluster size")
+CLUSTER_MIN = ReleaseMetric("cluster_min", cluster_min, "smallest cluster size",
+                            requires=("clusters",))
+CLUSTER_MEAN = ReleaseMetric("cluster_mean", cluster_mean, "mean cluster size",
+                             requires=("clusters",))
 MAX_EMD = ReleaseMetric("max_emd", max_emd, "largest EMD of a cluster (t-closeness level)",
-                        option_choices={"ground": GROUNDS})
-SSE_TCM = ReleaseMetric("sse_tcm", normalised_sse, "TCM Eq. 5 normalised SSE of the QIs")
+                        option_choices={"ground": GROUNDS},
+                        requires=("record_partition", "confidential"))
+SSE_TCM = ReleaseMetric("sse_tcm", normalised_sse, "TCM Eq. 5 normalised SSE of the QIs",
+                        requires=("quasi_identifier", "numerical", "variance"))
 RUNTIME = ReleaseMetric("runtime", runtime, "seconds of the method's protect call")

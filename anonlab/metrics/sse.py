@@ -51,6 +51,8 @@ def idp_mean_sse_sd(view: Dataset, release: Release) -> float:
 
 
 SSE_IDP = ReleaseMetric("sse_idp", idp_mean_sse,
-                        "iDP mean SSE, Eq. (5) as printed: distances over variances, 1/m")
+                        "iDP mean SSE, Eq. (5) as printed: distances over variances, 1/m",
+                        requires=("numerical", "variance"))
 SSE_IDP_SD = ReleaseMetric("sse_idp_sd", idp_mean_sse_sd,
-                           "iDP mean SSE with Eq. (5) over standard deviations instead")
+                           "iDP mean SSE with Eq. (5) over standard deviations instead",
+                           requires=("numerical", "variance"))

@@ -34,4 +34,5 @@ def variance_change(original: np.ndarray, released: np.ndarray,
 
 VARIANCE_CHANGE = AttributeMetric("variance_change", variance_change,
                                   "relative change of variance (option absolute)",
-                                  option_choices={"absolute": ABSOLUTE})
+                                  option_choices={"absolute": ABSOLUTE},
+                                  requires=("numerical", "variance"))

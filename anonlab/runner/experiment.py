@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,14 +17,20 @@ from anonlab.catalog import apply_reading
 from anonlab.config import OVERRIDES_KEY, PAPER_PROFILE, apply_profile
 from anonlab.datasets import Dataset, load_dataset
 from anonlab.methods import METHODS, method_class
-from anonlab.metrics import METRICS, get_attribute_metric, get_metric
+from anonlab.metrics import (
+    METRICS,
+    AttributeMetric,
+    ReleaseMetric,
+    get_attribute_metric,
+    get_metric,
+)
 from anonlab.plotting import FigureSpec, plot_curves, save_figure
-from anonlab.provenance import provenance, run_folder
+from anonlab.provenance import override_key, provenance, run_folder
 from anonlab.report.claims import parse_claims
 from anonlab.report.tables import TableBuilder, load_builder, write_table_files
-from anonlab.runner.checkpoint import Checkpoint, checkpoint_key
+from anonlab.runner.checkpoint import Checkpoint, checkpoint_key, folder_lock
 from anonlab.runner.execute import RUNNERS, RunnerSpec, run_cells
-from anonlab.runner.grid import Cell, expand_grid
+from anonlab.runner.grid import DATASET_AXES, Cell, expand_grid
 from anonlab.runner.store import git_commit, package_versions, write_json, write_table
 from anonlab.validation import (
     ParameterError,
@@ -34,6 +42,7 @@ from anonlab.validation import (
 )
 
 RESULTS_FILE = "results.parquet"
+MAX_SEED = 2**63 - 1  # the results table stores the master seed as a 64-bit integer
 RUN_FILE = "run.json"
 PARTS_DIR = "parts"
 
@@ -142,6 +151,44 @@ def check_same_ground(methods: Sequence[str], metrics: Sequence[str],
                 "distance; set both")
 
 
+def check_metrics(datasets: Sequence[Dataset], cells: Sequence[Cell],
+                  metrics: Sequence[AttributeMetric | ReleaseMetric]) -> None:
+    """Raise a :class:`ParameterError` if a metric cannot be computed on a cell's release
+    (a cluster metric of a method that does not cluster, a class metric without a class,
+    a metric dividing by a constant column's variance, …): before any work, not in a
+    worker."""
+    by_name = {d.name: d for d in datasets}
+    views: dict[tuple[Any, ...], Dataset] = {}
+    for cell in cells:
+        key = (cell.dataset, *(v for a, v in cell.params if a in DATASET_AXES))
+        if key not in views:
+            views[key] = cell.view(by_name[cell.dataset])
+        method = cell.build()
+        for metric in metrics:
+            metric.check(views[key], method)
+
+
+def dataset_configs(config: Mapping[str, Any],
+                    overrides: Sequence[str]) -> tuple[list[Mapping[str, Any]], str | None]:
+    """The dataset configs an experiment runs on, and a note when they were replaced.
+
+    ``datasets: {key: dataset config}`` (Hydra: ``- /dataset@datasets.key: name``) runs
+    the grid on several data sets, e.g. TCM's MCD and HCD; otherwise the single
+    ``dataset``. An override of ``dataset`` (``dataset=csv``, ``dataset.path=…``) on an
+    experiment with several data sets runs that one data set in their place, never the
+    paper's data silently; ``datasets.<key>.…`` overrides change one of them."""
+    several = dict(config.get("datasets") or {})
+    single = dict(config.get("dataset") or {})
+    chosen = [o for o in overrides if override_key(o).split(".")[0] == "dataset"]
+    if not several:
+        return [single], None
+    if not chosen:
+        return list(several.values()), None
+    replaced = [str(c.get("name", key)) for key, c in several.items()]
+    return [single], (f"{chosen[0]} runs data set {single.get('name')!r} in place of this "
+                      f"experiment's data sets {replaced}")
+
+
 def build_experiment(config: Mapping[str, Any]) -> Experiment:
     """Validate a resolved config and build the :class:`Experiment`; nothing is written.
     The config's ``profile`` overrides (:func:`~anonlab.config.apply_profile`) apply, then
@@ -155,7 +202,7 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     config = apply_reading(apply_profile(config))
     name = str(config.get("experiment", {}).get("name") or "custom")
     reps = check_int(config.get("reps", 1), "reps", 1)
-    seed = check_int(config.get("seed", 0), "seed", 0)
+    seed = check_int(config.get("seed", 0), "seed", 0, MAX_SEED)
     n_jobs = check_int(config.get("n_jobs", -1), "n_jobs", -(2**31))
     if n_jobs == 0:
         raise ParameterError(
@@ -188,9 +235,9 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     # a claim about a method or axis a user left out is "not checkable" in the report, not
     # an error (tests/test_claims.py checks every shipped claim against its experiment)
     parse_claims(config.get("claims"))
-    # `datasets: {key: dataset config}` (Hydra: `- /dataset@datasets.key: name`) runs the
-    # grid on several data sets, e.g. TCM's MCD and HCD; otherwise the single `dataset`.
-    configs = list((config.get("datasets") or {}).values()) or [config.get("dataset") or {}]
+    configs, datasets_note = dataset_configs(config, overrides)
+    if datasets_note:  # run.json and the resume key record the data set that runs
+        config = {**config, "datasets": {"dataset": configs[0]}}
     datasets = tuple(load_dataset(c) for c in configs)
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
@@ -198,6 +245,8 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     cells = tuple(cell for d in datasets
                   for cell in expand_grid(methods, config.get("grid") or {}, d,
                                           method_options))
+    check_metrics(datasets, cells, [get_metric(m, metric_options.get(m))
+                                    for m in dict.fromkeys((*metrics, *by_attribute))])
     out_dir = check_results_dir(Path(str(config.get("results_dir", "results"))))
     profile = str(config.get("profile") or PAPER_PROFILE)
     reading = config.get("reading")
@@ -207,7 +256,7 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     return Experiment(name, datasets, cells, reps, metrics, by_attribute, seed, n_jobs, out_dir,
                       figures, tables, config, runner_spec(config.get("runner") or {}),
                       reading=reading, overrides=overrides, provenance=provenance(overrides),
-                      notes=(n_jobs_note,) if n_jobs_note else (),
+                      notes=tuple(n for n in (n_jobs_note, datasets_note) if n),
                       metric_options=metric_options)
 
 
@@ -221,7 +270,26 @@ def runner_spec(config: Mapping[str, Any]) -> RunnerSpec:
         except ImportError as error:
             raise ParameterError("runner=dask needs dask.distributed: "
                                  "pip install 'dask[distributed]'") from error
+    if name == "dask" and address:
+        check_reachable(str(address))
     return RunnerSpec(name=name, address=str(address) if address else None)
+
+
+def check_reachable(address: str, timeout: float = 3.0) -> None:
+    """Raise a :class:`ParameterError` unless a TCP connection to the Dask scheduler at
+    ``address`` (``tcp://host:port``, ``tls://…`` or ``host:port``) opens within
+    ``timeout`` seconds; other transports are left to Dask."""
+    scheme, _, rest = address.rpartition("://")
+    if scheme not in ("", "tcp", "tls"):
+        return
+    host, _, port = rest.rpartition(":")
+    if not host or not port.isdigit():
+        raise ParameterError(f"runner.address={address!r} must be tcp://host:port")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as error:
+        raise ParameterError(f"runner.address={address!r}: cannot reach a Dask scheduler "
+                             f"({error.strerror or error})") from None
 
 
 def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None) -> list[Path]:
@@ -243,50 +311,64 @@ def run_grid(experiment: Experiment, *, progress: bool = True,
              resume: bool = False) -> pd.DataFrame:
     """The tidy result table of every data set's cells × repetitions. With ``resume``, each
     finished batch is stored under :attr:`Experiment.parts_dir` and jobs stored by an earlier
-    run with the same seed, metrics, data sets and code are not recomputed; otherwise
-    nothing is written."""
+    run with the same seed, metrics, data sets and code are not recomputed, while the
+    results folder is locked (:func:`~anonlab.runner.checkpoint.folder_lock`): a second run
+    into it waits, then reuses the first's parts. Otherwise nothing is written."""
     key = checkpoint_key(experiment.config, git_commit()) if resume else ""
-    table = pd.concat([
-        run_cells(dataset, experiment.cells_of(dataset), reps=experiment.reps,
-                  master_seed=experiment.seed, metrics=experiment.metrics,
-                  metrics_by_attribute=experiment.metrics_by_attribute,
-                  n_jobs=experiment.n_jobs, progress=progress, runner=experiment.runner,
-                  label=f"{experiment.label} [{dataset.name}]",
-                  metric_options=experiment.metric_options,
-                  checkpoint=(Checkpoint(experiment.parts_dir / dataset.name, key).open()
-                              if resume else None))
-        for dataset in experiment.datasets
-    ], ignore_index=True)
+    with folder_lock(experiment.out_dir) if resume else nullcontext():
+        table = pd.concat([
+            run_cells(dataset, experiment.cells_of(dataset), reps=experiment.reps,
+                      master_seed=experiment.seed, metrics=experiment.metrics,
+                      metrics_by_attribute=experiment.metrics_by_attribute,
+                      n_jobs=experiment.n_jobs, progress=progress, runner=experiment.runner,
+                      label=f"{experiment.label} [{dataset.name}]",
+                      metric_options=experiment.metric_options,
+                      checkpoint=(Checkpoint(experiment.parts_dir / dataset.name, key).open()
+                                  if resume else None))
+            for dataset in experiment.datasets
+        ], ignore_index=True)
     table.insert(0, "experiment", experiment.name)
     return table
+
+
+def written_files(experiment: Experiment) -> list[Path]:
+    """The files a run of ``experiment`` writes: the results table, ``run.json``, and every
+    figure and table file drawn from them."""
+    figures = [p for spec in experiment.figures
+               for p in sorted((experiment.out_dir / "figures").glob(f"{spec.name}.*"))]
+    tables = [p for name, _ in experiment.tables
+              for p in sorted((experiment.out_dir / "tables").glob(f"{name}.*"))]
+    return [experiment.results_path, experiment.out_dir / RUN_FILE, *figures, *tables]
 
 
 def run_experiment(experiment: Experiment, config: Mapping[str, Any], *,
                    progress: bool = True) -> pd.DataFrame:
     """Run the grid (resuming from stored parts), write ``results.parquet`` and
-    ``run.json``, then draw the figures and lay out the tables from the stored file."""
-    started = datetime.now(UTC)
-    clock = time.perf_counter()
-    table = run_grid(experiment, progress=progress, resume=True)
-    wall = time.perf_counter() - clock
-    write_table(table, experiment.results_path)
-    write_json({
-        "experiment": experiment.name,
-        "reading": experiment.reading,
-        "provenance": experiment.provenance,
-        "overrides": list(experiment.overrides),
-        "config": dict(config),
-        "versions": package_versions(),
-        "git": git_commit(),
-        "started_at": started.isoformat(),
-        "wall_time_s": round(wall, 3),
-        "n_cells": len(experiment.cells),
-        "n_rows": len(table),
-        "datasets": [{"name": d.name, "n": d.n,
-                      "attributes": [{k: v for k, v in vars(a).items() if k != "taxonomy"}
-                                     | {"taxonomy": a.taxonomy.name if a.taxonomy else None}
-                                     for a in d.attributes]}
-                     for d in experiment.datasets],
-    }, experiment.out_dir / RUN_FILE)
-    render_experiment(experiment, pd.read_parquet(experiment.results_path))
+    ``run.json``, then draw the figures and lay out the tables from the stored file, all
+    while holding the results folder's lock (a second run into it waits)."""
+    with folder_lock(experiment.out_dir):
+        started = datetime.now(UTC)
+        clock = time.perf_counter()
+        table = run_grid(experiment, progress=progress, resume=True)
+        wall = time.perf_counter() - clock
+        write_table(table, experiment.results_path)
+        write_json({
+            "experiment": experiment.name,
+            "reading": experiment.reading,
+            "provenance": experiment.provenance,
+            "overrides": list(experiment.overrides),
+            "config": dict(config),
+            "versions": package_versions(),
+            "git": git_commit(),
+            "started_at": started.isoformat(),
+            "wall_time_s": round(wall, 3),
+            "n_cells": len(experiment.cells),
+            "n_rows": len(table),
+            "datasets": [{"name": d.name, "n": d.n,
+                          "attributes": [{k: v for k, v in vars(a).items() if k != "taxonomy"}
+                                         | {"taxonomy": a.taxonomy.name if a.taxonomy else None}
+                                         for a in d.attributes]}
+                         for d in experiment.datasets],
+        }, experiment.out_dir / RUN_FILE)
+        render_experiment(experiment, pd.read_parquet(experiment.results_path))
     return table

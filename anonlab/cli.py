@@ -1,0 +1,145 @@
+"""The command line: ``python run.py +experiment=census_ir [overrides]``.
+
+:func:`run` composes the config from ``conf/`` (or ``--config-path``) and the overrides,
+validates every experiment it names, and only then runs them. Every bad input, the
+config composition's own errors included, ends in one ``error: …`` line on stderr and exit
+status 2, before any work and before any write. A Hydra multirun (``-m``) and Hydra's own
+flags go through :func:`hydra.main` in ``run.py`` instead, which reports composition
+errors its own way and then calls :func:`execute` for each run.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.errors import HydraException
+from omegaconf.errors import OmegaConfBaseException
+
+from anonlab.catalog import experiments as catalog_experiments
+from anonlab.config import CONF_DIR, PAPER_PROFILE, compose_config
+from anonlab.provenance import override_key
+from anonlab.runner import Experiment, build_experiment, render_experiment, run_experiment
+from anonlab.runner.experiment import written_files
+from anonlab.validation import ParameterError
+from data_fetch import ChecksumError
+
+#: what a bad input raises; each becomes one ``error:`` line and exit status 2
+ERRORS = (ParameterError, TypeError, ChecksumError, HydraException, OmegaConfBaseException)
+USAGE_ERROR = 2
+
+
+def error_line(error: BaseException) -> str:
+    """``error`` as one ``error: …`` line (Hydra's messages span several lines)."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    text = " ".join(lines) or type(error).__name__
+    return f"error: {text.removeprefix('Error: ')}"
+
+
+def check_syntax(overrides: Sequence[str]) -> None:
+    """Raise a :class:`ParameterError` naming the first override that is not valid Hydra
+    override syntax."""
+    parser = OverridesParser.create()
+    for override in overrides:
+        try:
+            parser.parse_overrides([override])
+        except HydraException as error:
+            reason = " ".join(str(error).split())
+            raise ParameterError(f"override {override!r} is not valid: {reason}") from None
+
+
+def experiments_of(config: dict[str, Any], overrides: Sequence[str],
+                   conf_dir: Path) -> list[Experiment]:
+    """The experiment of ``config``, or, under ``all_experiments``, every paper experiment
+    of the catalog in ``conf_dir``, under its primary reading and then each other reading,
+    composed with the other ``overrides``; all are validated before any work."""
+    if not config.get("all_experiments"):
+        return [build_experiment(config)]
+    if config.get("reading") is not None:
+        raise ParameterError("reading= names a reading of one experiment; +experiment=all "
+                             "runs every experiment under each of its readings")
+    rest = [o for o in overrides if override_key(o) not in ("experiment", "reading")]
+    experiments = []
+    for entry in catalog_experiments(conf_dir):
+        for reading in [None, *(r.name for r in entry.alternatives)]:
+            chosen = [f"+experiment={entry.name}", *rest,
+                      *([f"reading={reading}"] if reading else [])]
+            experiments.append(build_experiment(compose_config(*chosen, conf_dir=conf_dir)))
+    return experiments
+
+
+def prepare(config: dict[str, Any], overrides: Sequence[str],
+            conf_dir: Path) -> list[Experiment]:
+    """Validate a composed config into its experiments; raises one of :data:`ERRORS`."""
+    experiments = experiments_of(config, overrides, conf_dir)
+    if config.get("plot_only"):
+        for experiment in experiments:
+            if not experiment.results_path.is_file():
+                raise ParameterError(f"plot_only: no results at {str(experiment.results_path)!r}")
+    return experiments
+
+
+def execute(config: dict[str, Any], experiments: Sequence[Experiment]) -> None:
+    """Run (or, under ``plot_only``, redraw) validated ``experiments``, printing each
+    file written; under ``all_experiments``, then write the reproduction report."""
+    for note in dict.fromkeys(n for experiment in experiments for n in experiment.notes):
+        print(f"note: {note}", file=sys.stderr)
+    for experiment in experiments:
+        if config.get("plot_only"):
+            paths = render_experiment(experiment)
+        else:
+            run_experiment(experiment, experiment.config)
+            paths = written_files(experiment)
+        for path in paths:
+            print(path)
+    if config.get("all_experiments"):
+        from anonlab.report.site import build_report
+
+        profile = str(config.get("profile") or PAPER_PROFILE)
+        results = Path(str(config.get("results_dir", "results")))
+        print(build_report(results if profile == PAPER_PROFILE else results / profile))
+
+
+def split_config_path(argv: Sequence[str]) -> tuple[Path, list[str]]:
+    """The config dir (``--config-path DIR`` / ``--config-path=DIR``, else ``conf/``) and
+    the overrides."""
+    conf_dir, overrides, args = CONF_DIR, [], list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg in ("--config-path", "-cp"):
+            if not args:
+                raise ParameterError(f"{arg} needs a folder")
+            conf_dir = Path(args.pop(0))
+        elif arg.startswith("--config-path="):
+            conf_dir = Path(arg.split("=", 1)[1])
+        else:
+            overrides.append(arg)
+    conf_dir = conf_dir.expanduser().resolve()
+    if not (conf_dir / "config.yaml").is_file():
+        raise ParameterError(f"--config-path={str(conf_dir)!r} holds no config.yaml")
+    return conf_dir, overrides
+
+
+def run(argv: Sequence[str]) -> int:
+    """Run the command line ``argv`` (overrides, and optionally ``--config-path``);
+    returns the exit status: 0, or 2 after one ``error:`` line for a bad input."""
+    try:  # every check runs here, before any work or any write
+        conf_dir, overrides = split_config_path(argv)
+        check_syntax(overrides)
+        config = compose_config(*overrides, conf_dir=conf_dir)
+        experiments = prepare(config, overrides, conf_dir)
+    except ERRORS as error:
+        print(error_line(error), file=sys.stderr)
+        return USAGE_ERROR
+    execute(config, experiments)
+    return 0
+
+
+def hydra_mode(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` needs Hydra's own command line (multirun, ``--cfg``, ``--help``,
+    launchers …): any flag other than ``--config-path``."""
+    return any(a.startswith("-") and not a.startswith(("--config-path", "-cp"))
+               for a in argv)
