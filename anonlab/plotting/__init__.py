@@ -7,5 +7,19 @@ from anonlab.plotting.curves import (
     point_values,
     save_figure,
 )
+from anonlab.plotting.names import (
+    AXIS_NAMES,
+    METHOD_NAMES,
+    METRIC_NAMES,
+    axis_name,
+    method_name,
+    metric_name,
+    value_label,
+)
+from anonlab.plotting.styles import METHOD_COLORS, method_color
 
-__all__ = ["FigureSpec", "curve_means", "plot_curves", "point_values", "save_figure"]
+__all__ = [
+    "AXIS_NAMES", "METHOD_COLORS", "METHOD_NAMES", "METRIC_NAMES", "FigureSpec", "axis_name",
+    "curve_means", "method_color", "method_name", "metric_name", "plot_curves",
+    "point_values", "save_figure", "value_label",
+]

@@ -1,7 +1,10 @@
 """Metric-against-parameter line figures in the papers' style (DP-IR Figs. 1–4, DP-UNI Fig. 1).
 
 Methods that do not depend on the x axis (plain Laplace against k) are drawn as horizontal
-lines, as the papers draw their baselines.
+reference lines, as the papers draw their baselines. Every text a reader sees uses the
+human names of :mod:`anonlab.plotting.names`; every method keeps its colour of
+:mod:`anonlab.plotting.styles` in every figure; one legend, below the panels, lists each
+line once.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -18,44 +22,37 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.artist import Artist  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 
 from anonlab.io import write_atomic  # noqa: E402
-from anonlab.methods import method_class  # noqa: E402
+from anonlab.methods import METHODS, method_class  # noqa: E402
+from anonlab.plotting.names import axis_name, method_name, metric_name, value_label  # noqa: E402
+from anonlab.plotting.styles import (  # noqa: E402
+    CURVE_STYLES,
+    CURVE_WIDTH,
+    REFERENCE_STYLES,
+    REFERENCE_WIDTH,
+    SERIES_MARKERS,
+    mark_every,
+    method_color,
+)
 from anonlab.validation import ParameterError  # noqa: E402
 
-# Papers' conventions: the proposal in black, baselines in gray; one dash pattern per ε.
-METHOD_STYLES: dict[str, dict[str, Any]] = {
-    "tclose_merge": {"color": "tab:red", "linewidth": 1.4, "label": "Algorithm 1 (merge)"},
-    "tclose_kfirst": {"color": "tab:blue", "linewidth": 1.4,
-                      "label": "Algorithm 2 (k-anonymity first)"},
-    "tclose_tfirst": {"color": "tab:green", "linewidth": 1.4,
-                      "label": "Algorithm 3 (t-closeness first)"},
-    "tclose_tfirst_merged": {"color": "tab:olive", "linewidth": 1.0, "linestyle": "--",
-                             "label": "Algorithm 3 + merging"},
-    "laplace": {"color": "0.55", "linewidth": 1.2, "label": "Laplace"},
-    "dp": {"color": "0.45", "linewidth": 1.4, "label": "DP"},
-    "dp_um": {"color": "tab:orange", "linewidth": 1.4, "label": "DP-UM"},
-    "idp_ls": {"color": "tab:blue", "linewidth": 1.4, "label": "iDP-LS"},
-    "idp_cbls": {"color": "tab:green", "linewidth": 1.4, "label": "iDP-CBLS"},
-    "original": {"color": "black", "linewidth": 1.0, "linestyle": ":",
-                 "label": "original training data"},
-    "ir": {"color": "black", "linewidth": 2.2, "linestyle": "-", "label": "IR"},
-    "ir_laplace": {"color": "black", "linewidth": 1.2, "label": "IR + Laplace"},
-    "mdav": {"color": "0.35", "linewidth": 2.2, "linestyle": "-", "label": "MDAV"},
-    "imdav": {"color": "0.55", "linewidth": 2.2, "linestyle": "-", "label": "IMDAV"},
-    "imdav_laplace": {"color": "0.55", "linewidth": 1.2, "label": "IMDAV + Laplace [17]"},
-    "imdav_laplace_composed": {"color": "0.75", "linewidth": 1.2,
-                               "label": "IMDAV + Laplace, ε/m"},
-}
-SERIES_DASHES = ("--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (8, 2)))
+PANEL_WIDTH, PANEL_HEIGHT = 4.2, 3.2  # inches
+LEGEND_FONTSIZE = 8
 
 
 @dataclass(frozen=True)
 class FigureSpec:
     """One figure: ``metric`` against ``x``, a panel per ``facet`` value (and a row of panels
-    per ``row`` value), a dash per ``series``. ``facet``, ``row`` or ``series`` may be
-    ``"attribute"``: the per-attribute (or per-class, for ``f_measure``) rows of the metric."""
+    per ``row`` value), a marker per ``series`` value. ``facet``, ``row`` or ``series`` may be
+    ``"attribute"``: the per-attribute (or per-class, for ``f_measure``) rows of the metric.
+
+    ``title`` replaces the default one (metric against x); ``styles`` maps a method to line
+    properties overriding its defaults (``label`` among them: its legend name)."""
 
     name: str
     metric: str
@@ -70,6 +67,8 @@ class FigureSpec:
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> FigureSpec:
+        """The spec of one ``figures:`` entry of an experiment config; an unknown key raises
+        a :class:`~anonlab.validation.ParameterError`."""
         known = set(cls.__dataclass_fields__)
         unknown = set(config) - known
         if unknown:
@@ -95,13 +94,6 @@ def curve_means(table: pd.DataFrame, metric: str, by_attribute: bool = False) ->
     return point_values(table, metric, by_attribute).mean().reset_index()
 
 
-def _label(name: str, value: Any) -> str:
-    if name == "attribute":
-        return str(value)
-    symbol = {"epsilon": "ε", "k": "k", "m": "m", "alpha": "α", "t": "t"}.get(name, name)
-    return f"{symbol}={value:g}" if isinstance(value, float) else f"{symbol}={value}"
-
-
 def _matching(frame: pd.DataFrame, column: str | None, value: Any) -> pd.DataFrame:
     """Rows with ``column == value``, and those of methods that do not depend on it."""
     if column is None or value is None:
@@ -109,8 +101,95 @@ def _matching(frame: pd.DataFrame, column: str | None, value: Any) -> pd.DataFra
     return frame[(frame[column] == value) | frame[column].isna()]
 
 
+def _axis_of(column: str, spec: FigureSpec) -> str:
+    """The name a facet, row or series column goes by: ``attribute`` rows of
+    ``f_measure`` are classes."""
+    return "class" if column == "attribute" and spec.metric == "f_measure" else column
+
+
+@dataclass(frozen=True)
+class _Look:
+    """How every line of one figure is drawn, decided once so that panels agree."""
+
+    spec: FigureSpec
+    series_values: list[Any]
+    by_method: bool  # a panel per method: colours tell the series values
+    shades: Mapping[Any, Any]  # series value -> colour, if colours tell series values
+    curve_styles: Mapping[str, Any]  # method -> line style of its curves
+    reference_styles: Mapping[tuple[str, Any], Any]  # (method, value) -> reference style
+
+    @classmethod
+    def build(cls, means: pd.DataFrame, spec: FigureSpec, methods: Sequence[str],
+              series_values: list[Any]) -> _Look:
+        has_series = series_values != [None]
+        by_method = "method" in (spec.facet, spec.row)
+        shaded = has_series and (by_method or len(series_values) > len(SERIES_MARKERS))
+        shades = (dict(zip(series_values, plt.cm.viridis(np.linspace(0, 0.9,
+                                                                      len(series_values))),
+                           strict=True)) if shaded else {})
+        curves = [m for m in methods if spec.x in method_class(m).axes]
+        curve_styles = {m: CURVE_STYLES[i % len(CURVE_STYLES)] if shaded and not by_method
+                        else "-" for i, m in enumerate(curves)}
+        references = []
+        for method in methods:
+            if method in curves:
+                continue
+            values = means.loc[means["method"] == method, spec.series].dropna() \
+                if has_series and spec.series in means else pd.Series(dtype=object)
+            references += [(method, v) for v in sorted(values.unique())] or [(method, None)]
+        reference_styles = {key: REFERENCE_STYLES[i % len(REFERENCE_STYLES)]
+                            for i, key in enumerate(references)}
+        return cls(spec, series_values, by_method, shades, curve_styles, reference_styles)
+
+    def line(self, method: str, value: Any, reference: bool) -> tuple[str, dict[str, Any]]:
+        """Legend label and line properties of ``method``'s line for series ``value``."""
+        custom = dict(self.spec.styles.get(method, {}))
+        name = custom.pop("label", method_name(method))
+        series = None if value is None else value_label(_axis_of(self.spec.series, self.spec),
+                                                        value)
+        if series is None:
+            label = name
+        elif self.by_method and not reference:  # the panel title names the method
+            label = series
+        else:
+            label = f"{name}, {series}"
+        style: dict[str, Any] = {
+            "color": self.shades.get(value, method_color(method)),
+            "linestyle": (self.reference_styles.get((method, value), "--") if reference
+                          else self.curve_styles.get(method, "-")),
+            "linewidth": REFERENCE_WIDTH if reference else CURVE_WIDTH,
+        }
+        if value is not None and not self.shades:
+            style.update(marker=SERIES_MARKERS[self.series_values.index(value)],
+                         markersize=4.5)
+            if reference:  # open markers: a reference line, not a curve through points
+                style.update(markerfacecolor="white", markersize=5)
+        return label, {**style, **custom}
+
+
+def _in_registry_order(methods: Sequence[str]) -> list[str]:
+    """``methods`` in the order of :data:`~anonlab.methods.METHODS`, others after by name,
+    so that every figure lists methods alike."""
+    order = {name: i for i, name in enumerate(METHODS)}
+    return sorted(methods, key=lambda name: (order.get(name, len(order)), str(name)))
+
+
 def plot_curves(table: pd.DataFrame, spec: FigureSpec) -> Figure:
-    """Draw ``spec`` from the result ``table`` (mean over repetitions)."""
+    """Draw ``spec`` from the result ``table`` (mean over repetitions).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The stored result table (one row per cell, repetition and metric).
+    spec : FigureSpec
+        What to draw.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A panel per facet (and row) value, human names on axes, titles and legend, one
+        legend below the panels.
+    """
     by_attribute = "attribute" in (spec.facet, spec.row, spec.series)
     means = curve_means(table, spec.metric, by_attribute)
     if means.empty:
@@ -119,75 +198,97 @@ def plot_curves(table: pd.DataFrame, spec: FigureSpec) -> Figure:
     def values_of(column: str | None) -> list[Any]:
         if not column or column not in means:
             return [None]
-        return sorted(means[column].dropna().unique()) or [None]
+        values = means[column].dropna().unique()
+        return (_in_registry_order(values) if column == "method" else sorted(values)) or [None]
 
     facets, rows = values_of(spec.facet), values_of(spec.row)
-    series_values = values_of(spec.series)
-    dashes = {v: SERIES_DASHES[i % len(SERIES_DASHES)] for i, v in enumerate(series_values)}
-    # one panel per method, or more series than dash patterns (e.g. one line per t):
-    # solid lines along a colormap
-    by_method = spec.facet == "method"
-    shades = (dict(zip(series_values, plt.cm.viridis(np.linspace(0, 0.9, len(series_values))),
-                       strict=True))
-              if (by_method or len(series_values) > len(SERIES_DASHES))
-              and series_values != [None] else {})
-    methods = list(spec.methods or means["method"].unique())
-    fig, axes = plt.subplots(len(rows), len(facets),
-                             figsize=(4.2 * len(facets) + 1.6, 3.3 * len(rows) + 0.3),
-                             squeeze=False, sharey=False)
+    methods = list(spec.methods or _in_registry_order(means["method"].unique()))
+    look = _Look.build(means, spec, methods, values_of(spec.series))
+    width = PANEL_WIDTH * len(facets) + 0.6 if len(facets) > 1 else 6.0
+    fig = plt.figure(figsize=(width, PANEL_HEIGHT * len(rows) + 0.6), layout="constrained")
+    axes = fig.subplots(len(rows), len(facets), squeeze=False, sharey=False)
+    entries: dict[str, tuple[tuple[int, int], Artist]] = {}
     for r, row in enumerate(rows):
-        for ax, facet in zip(axes[r], facets, strict=True):
+        for c, (ax, facet) in enumerate(zip(axes[r], facets, strict=True)):
             panel = _matching(_matching(means, spec.row, row), spec.facet, facet)
-            _draw_panel(ax, panel, spec, methods, series_values, dashes, shades)
-            title = ", ".join(_label(name, value) for name, value in
+            _draw_panel(ax, panel, spec, methods, look, entries)
+            title = ", ".join(value_label(_axis_of(name, spec), value) for name, value in
                               ((spec.row, row), (spec.facet, facet)) if value is not None)
             if title:
-                ax.set_title(title)
-            if by_method:
-                ax.legend(fontsize=6, loc="best")
-    if not by_method:
-        axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0),
-                           frameon=False)
-    if spec.title:
-        fig.suptitle(textwrap.fill(spec.title, width=50 * len(facets)), fontsize="medium")
-    fig.tight_layout()
+                ax.set_title(title, fontsize="medium")
+            if r == len(rows) - 1:
+                ax.set_xlabel(axis_name(spec.x))
+            if c == 0:
+                ax.set_ylabel(metric_name(spec.metric) + (", log scale" if spec.logy else ""))
+    legend_rows = _figure_legend(fig, entries, width)
+    fig.set_size_inches(width, PANEL_HEIGHT * len(rows) + 0.6 + 0.19 * legend_rows)
+    title = spec.title or f"{metric_name(spec.metric)} against {axis_name(spec.x)}"
+    fig.suptitle(textwrap.fill(title, width=int(width * 11)), fontsize="medium")
     return fig
 
 
-def _draw_panel(ax: Any, panel: pd.DataFrame, spec: FigureSpec, methods: Sequence[str],
-                series_values: list[Any], dashes: Mapping[Any, Any],
-                shades: Mapping[Any, Any]) -> None:
-    """One panel: a curve per method (and series value), a horizontal line for a method
-    that does not depend on ``spec.x``."""
-    x_values = panel[spec.x].dropna() if spec.x in panel else pd.Series(dtype=float)
-    for method in methods:
-        axes_of = method_class(method).axes
-        style = {**METHOD_STYLES.get(method, {}), **spec.styles.get(method, {})}
-        label = style.pop("label", method)
+def _draw_panel(ax: Axes, panel: pd.DataFrame, spec: FigureSpec, methods: Sequence[str],
+                look: _Look, entries: dict[str, tuple[tuple[int, int], Artist]]) -> None:
+    """One panel: a curve per method (and series value), a horizontal reference line for a
+    method that does not depend on ``spec.x``; each new legend label goes into
+    ``entries`` with its (method, series) rank."""
+    x_values = (np.sort(panel[spec.x].dropna().unique().astype(float)) if spec.x in panel
+                else np.empty(0))
+    n_series = len(look.series_values)
+    for rank, method in enumerate(methods):
+        reference = spec.x not in method_class(method).axes
         data = panel[panel["method"] == method]
-        by_series = (series_values != [None] and spec.series in data
+        by_series = (look.series_values != [None] and spec.series in data
                      and data[spec.series].notna().any())
-        for value in series_values if by_series else [None]:
+        for value in look.series_values if by_series else [None]:
             part = data if value is None else data[data[spec.series] == value]
-            if part.empty:
+            if part.empty or (reference and not len(x_values)):
                 continue
-            line = dict(style)
-            if value in shades:
-                line.update(color=shades[value], linestyle="-")
-            elif value is not None:
-                line.setdefault("linestyle", dashes[value])
-            name = label if value is None else f"{label}, {_label(spec.series, value)}"
-            if spec.x in axes_of:
-                part = part.groupby(spec.x, sort=True)["value"].mean()
-                ax.plot(part.index, part.to_numpy(), label=name, **line)
-            elif len(x_values):
-                ax.hlines(part["value"].mean(), x_values.min(), x_values.max(), label=name,
-                          **line)
+            label, style = look.line(method, value, reference)
+            if reference:
+                xs = x_values
+                ys = np.full(len(xs), part["value"].mean())
+            else:
+                curve = part.groupby(spec.x, sort=True)["value"].mean()
+                xs, ys = curve.index.to_numpy(dtype=float), curve.to_numpy(dtype=float)
+            index = 0 if value is None else look.series_values.index(value)
+            if "marker" in style:
+                style.setdefault("markevery",
+                                 mark_every(len(xs), index, n_series, sparse=reference))
+            (line,) = ax.plot(xs, ys, label=label, **style)
+            group = 0 if look.by_method and not reference else rank + 1
+            entries.setdefault(label, ((group, index), line))
     if spec.logy:
         ax.set_yscale("log")
-    ax.set_xlabel(spec.x)
-    ax.set_ylabel(spec.metric.upper() + (" (log10 scale)" if spec.logy else ""))
     ax.grid(True, which="major", alpha=0.3)
+
+
+def _figure_legend(fig: Figure, entries: Mapping[str, tuple[tuple[int, int], Artist]],
+                   width: float) -> int:
+    """One legend below the panels listing each label once, a column per method when they
+    fit the figure's ``width`` (inches); returns its number of rows."""
+    if not entries:
+        return 0
+    ordered = sorted(entries.items(), key=lambda item: item[1][0])
+    columns = [[(label, artist) for label, (_, artist) in group]
+               for _, group in groupby(ordered, key=lambda item: item[1][0][0])]
+
+    def column_width(labels: Sequence[str]) -> float:  # inches, at LEGEND_FONTSIZE
+        return 0.7 + 0.055 * max(len(label) for label in labels)
+
+    tallest = max(len(column) for column in columns)
+    if (1 < len(columns) <= 6 and tallest <= 6
+            and sum(column_width([lb for lb, _ in col]) for col in columns) <= width):
+        blank = Line2D([], [], linestyle="none")
+        padded = [col + [("", blank)] * (tallest - len(col)) for col in columns]
+        items, ncols = [item for col in padded for item in col], len(columns)
+    else:
+        items = [item for col in columns for item in col]
+        ncols = max(1, min(len(items), int(width // column_width([lb for lb, _ in items]))))
+    fig.legend([artist for _, artist in items], [label for label, _ in items],
+               loc="outside lower center", ncols=ncols, frameon=False,
+               fontsize=LEGEND_FONTSIZE)
+    return -(-len(items) // ncols)
 
 
 def save_figure(fig: Figure, directory: Path, name: str) -> list[Path]:

@@ -1,0 +1,96 @@
+"""Line styles shared by every figure: one fixed colour per method, so figures compare.
+
+Colour tells the method, a marker tells the series value (ε, α, …), the line style tells a
+curve (solid) from a reference line (a method that ignores the x axis: dashed, dotted, …).
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+# Methods drawn in one figure (by experiment) get clearly different colours:
+# laplace/ir/ir_laplace/mdav/imdav*; tclose_*; original/dp/dp_um/idp_*.
+METHOD_COLORS: dict[str, str] = {
+    "laplace": "#7f7f7f",                 # gray
+    "ir": "#1f77b4",                      # blue
+    "ir_laplace": "#d62728",              # red
+    "mdav": "#8c564b",                    # brown
+    "imdav": "#17becf",                   # cyan
+    "imdav_laplace": "#9467bd",           # purple
+    "imdav_laplace_composed": "#e377c2",  # pink
+    "tclose_merge": "#2ca02c",            # green
+    "tclose_kfirst": "#ff7f0e",           # orange
+    "tclose_tfirst": "#393b79",           # indigo
+    "tclose_tfirst_merged": "#bcbd22",    # olive
+    "dp": "#843c39",                      # dark red
+    "dp_um": "#637939",                   # dark green
+    "idp_ls": "#3182bd",                  # mid blue
+    "idp_cbls": "#e6550d",                # dark orange
+    "original": "#000000",                # black
+}
+"""The colour of every registered method, the same in every figure."""
+
+# Methods without a colour above (registered by a user): a colour chosen by name.
+FALLBACK_COLORS = ("#5254a3", "#8ca252", "#bd9e39", "#ad494a", "#a55194", "#6b6ecf",
+                   "#b5cf6b", "#e7ba52", "#d6616b", "#ce6dbd", "#9c9ede", "#cedb9c")
+
+REFERENCE_STYLES: tuple[Any, ...] = ("--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (8, 3)),
+                                     (0, (1, 3)), (0, (3, 1, 1, 1, 1, 1, 1, 1)))
+"""Line styles of reference lines, in order: each reference line of a figure gets its own."""
+
+SERIES_MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "*")
+"""Markers of the series values (ε, α, …), in order of value."""
+
+CURVE_STYLES: tuple[Any, ...] = ("-", (0, (6, 2)), (0, (2, 1)), (0, (6, 2, 2, 2)))
+"""Curve line styles by method when colours show series values instead (many of them)."""
+
+CURVE_WIDTH = 1.6
+REFERENCE_WIDTH = 1.4
+MARKERS_PER_LINE = 10  # markers on a curve of many points; every point if it has fewer
+REFERENCE_MARKERS = 8  # markers on a reference line, at most
+
+
+def method_color(name: str) -> str:
+    """The fixed colour of method ``name``: from :data:`METHOD_COLORS`, else by its name.
+
+    Parameters
+    ----------
+    name : str
+        Registry name of the method.
+
+    Returns
+    -------
+    str
+        A hex colour, the same in every figure and run.
+    """
+    if name in METHOD_COLORS:
+        return METHOD_COLORS[name]
+    return FALLBACK_COLORS[zlib.crc32(str(name).encode()) % len(FALLBACK_COLORS)]
+
+
+def mark_every(n_points: int, index: int, n_series: int,
+               sparse: bool = False) -> tuple[int, int] | None:
+    """Which points of a line carry its marker (``markevery``).
+
+    Parameters
+    ----------
+    n_points : int
+        Points on the line.
+    index, n_series : int
+        The line's series value's rank among ``n_series``: markers shift by it so that
+        series do not stack.
+    sparse : bool
+        Mark a reference line: at most :data:`REFERENCE_MARKERS` markers, at least every
+        second point.
+
+    Returns
+    -------
+    tuple of int or None
+        ``(start, step)``, or None: every point of a short curve.
+    """
+    most = REFERENCE_MARKERS if sparse else MARKERS_PER_LINE
+    if not sparse and n_points <= 2 * MARKERS_PER_LINE:
+        return None
+    step = max(-(-n_points // most), 2 if sparse else 1)
+    return (index * step // max(n_series, 1), step)
