@@ -39,28 +39,45 @@ def check_keys(config: Mapping[str, Any], loader: str) -> None:
 def load_dataset(config: Mapping[str, Any]) -> Dataset:
     """Build the :class:`Dataset` a dataset config (``conf/dataset/*.yaml``) describes.
 
-    Keys: ``name``, ``loader`` (one of :data:`LOADERS`), ``attributes`` (numerical
-    columns in order; ``numeric`` is an alias for CSV users), and optionally ``path``
-    (csv), ``alpha``, ``domains``, ``roles``, ``discrete``, ``categorical``
-    (``{column: taxonomy}``), ``target`` (``{column, threshold, labels}``); a loader
-    listed in :data:`~anonlab.datasets.loaders.READER_OPTIONS` also receives those keys
-    (``csv``: ``path``, ``encoding``, ``sep``; ``patient_discharge``: ``path``, ``n``,
-    ``seed``). Any other key is an error (:func:`check_keys`).
+    Keys: ``name``, ``loader`` (one of :data:`LOADERS`), ``attributes`` (the analysed
+    columns in order), or instead ``numeric`` and ``categorical`` (the analysed columns
+    are the numeric ones then the categorical ones), and optionally ``path`` (csv),
+    ``alpha``, ``domains``, ``roles``, ``discrete``, ``categorical`` (a list of text
+    columns, or ``{column: taxonomy name or hierarchy file}``), ``hierarchies``
+    (``{column: hierarchy file}``), ``target`` (``{column, threshold, labels}``); see
+    :func:`~anonlab.datasets.build.build_dataset`. A loader listed in
+    :data:`~anonlab.datasets.loaders.READER_OPTIONS` also receives those keys (``csv``:
+    ``path``, ``encoding``, ``sep``; ``patient_discharge``: ``path``, ``n``, ``seed``).
+    Any other key is an error (:func:`check_keys`).
     """
     loader = check_choice(config.get("loader"), "dataset.loader", LOADERS)
     check_keys(config, loader)
     options = {key: config[key] for key in READER_OPTIONS.get(loader, ())
                if config.get(key) is not None}
     frame = READERS[loader](**options) if loader in READERS else read_csv(**options)
-    attributes = config.get("attributes") or config.get("numeric") or []
+    categorical = config.get("categorical") or []
+    if isinstance(categorical, str):
+        categorical = [categorical]  # dataset.categorical=city
+    if config.get("attributes"):
+        attributes, key = list(config["attributes"]), "attributes"
+    else:  # numeric first, then categorical (README: "Your own data")
+        numeric = config.get("numeric") or []
+        numeric = [numeric] if isinstance(numeric, str) else list(numeric)
+        both = [column for column in categorical if column in numeric]
+        if both:
+            raise ParameterError(f"column {both[0]!r} is in both dataset.numeric and "
+                                 "dataset.categorical; keep it in one")
+        attributes, key = [*numeric, *categorical], "numeric"
     return build_dataset(
         str(config.get("name", loader)),
         frame,
-        list(attributes),
+        attributes,
         alpha=float(config.get("alpha", DEFAULT_ALPHA)),
         domains=config.get("domains") or {},
         roles=config.get("roles") or {},
         discrete=config.get("discrete", False),
-        categorical=config.get("categorical") or {},
+        categorical=categorical,
+        hierarchies=config.get("hierarchies") or {},
         target=config.get("target") or None,
+        attributes_key=key,
     )

@@ -63,10 +63,14 @@ class Attribute:
 class Dataset:
     """A data set ready for protection.
 
-    ``attributes`` lists the analysed attributes in order; ``protected`` names those a
-    method protects (by default all of them). Metrics are computed on ``protected`` only;
-    the other attributes are released unchanged. ``target`` holds the class label of each
-    record for classification metrics (iDP §4.2); it is never released or protected.
+    ``frame`` holds every column of the raw data, in its order: the analysed attributes
+    validated (numerical ones as floats, categorical ones as stripped labels of their
+    taxonomy), the other columns unchanged, so that a release keeps all of them; only the
+    class column of ``dataset.target`` is left out. ``attributes`` lists the analysed
+    attributes in order; ``protected`` names those a method protects (by default all of
+    them). Metrics are computed on ``protected`` only; the other attributes and columns
+    are released unchanged. ``target`` holds the class label of each record for
+    classification metrics (iDP §4.2); it is never released or protected.
     """
 
     name: str

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from anonlab.datasets.base import ROLES, Attribute, Dataset
-from anonlab.semantics import Taxonomy
+from anonlab.semantics.taxonomy import Taxonomy, leaves, read_hierarchy, shipped_taxonomies
 from anonlab.validation import ParameterError
 
 DEFAULT_ALPHA = 1.5  # DP-IR §4.1: Dom(A) = [0, 1.5 · max]
@@ -42,6 +43,20 @@ def numeric_column(frame: pd.DataFrame, name: str, source: str) -> np.ndarray:
     return array
 
 
+def text_column(frame: pd.DataFrame, name: str, source: str) -> np.ndarray:
+    """Column ``name`` as stripped strings, or a :class:`ParameterError` naming the column,
+    the number of missing (or blank) values and the first row holding one."""
+    values = frame[name].astype("string").str.strip()
+    missing = (values.isna() | (values == "")).to_numpy(dtype=bool)
+    if missing.any():
+        row = int(np.flatnonzero(missing)[0])
+        every = " (every value)" if missing.all() else ""
+        raise ParameterError(
+            f"{source}: categorical column {name!r} has {int(missing.sum())} missing or empty "
+            f"value(s){every}, first at row {row}")
+    return values.to_numpy(dtype=object)
+
+
 def categorical_column(frame: pd.DataFrame, name: str, taxonomy: Taxonomy,
                        source: str) -> np.ndarray:
     """Column ``name`` as labels of ``taxonomy``, or a :class:`ParameterError` naming the
@@ -50,15 +65,62 @@ def categorical_column(frame: pd.DataFrame, name: str, taxonomy: Taxonomy,
         raise ParameterError(
             f"{source}: column {name!r} is not in the data; columns are {list(frame.columns)}"
         )
-    values = frame[name].astype("string").str.strip()
-    unknown = ~values.isin(list(taxonomy.labels)).to_numpy(dtype=bool)
+    values = text_column(frame, name, source)
+    unknown = ~np.isin(values, list(taxonomy.labels))
     if unknown.any():
         row = int(np.flatnonzero(unknown)[0])
         raise ParameterError(
             f"{source}: categorical column {name!r} holds {frame[name].iloc[row]!r} at row {row},"
             f" which is not a label of taxonomy {taxonomy.name!r}"
         )
-    return values.to_numpy(dtype=object)
+    return values
+
+
+def hierarchy_column(frame: pd.DataFrame, name: str, path: str,
+                     source: str) -> tuple[Taxonomy, np.ndarray]:
+    """The taxonomy of a hierarchy file (:func:`~anonlab.semantics.taxonomy.read_hierarchy`)
+    and column ``name`` as its labels; ``source`` names the parameter that gave the file.
+
+    Dom(A) is the hierarchy's leaves, plus any inner concept the data holds (values recorded
+    at a coarser level). A value the hierarchy does not list is a :class:`ParameterError`
+    naming it and its row.
+    """
+    values = text_column(frame, name, source)
+    parent = read_hierarchy(path, source)
+    unknown = ~np.isin(values, list(parent))
+    if unknown.any():
+        row = int(np.flatnonzero(unknown)[0])
+        raise ParameterError(
+            f"{source}: column {name!r} holds {values[row]!r} at row {row}, which the "
+            f"hierarchy does not list ({int(unknown.sum())} value(s) of the column are not in it)")
+    inner = set(np.unique(values)) & set(parent.values())
+    taxonomy = Taxonomy.tree(str(path), parent, [*leaves(parent), *inner])
+    return taxonomy, values
+
+
+def column_taxonomy(frame: pd.DataFrame, name: str, spec: str | None,
+                    hierarchy: str | None, source: str) -> tuple[Taxonomy, np.ndarray]:
+    """Taxonomy τ(A) of categorical column ``name`` and its values as labels (DP-IR §3.4).
+
+    ``hierarchy`` (``dataset.hierarchies``) is a hierarchy file; ``spec``
+    (``dataset.categorical`` as a mapping) a shipped taxonomy's name or a hierarchy file;
+    neither gives the flat taxonomy of the column's distinct values.
+    """
+    if hierarchy is not None:
+        return hierarchy_column(frame, name, hierarchy,
+                                f"dataset.hierarchies.{name}={str(hierarchy)!r}")
+    if spec is None:
+        values = text_column(frame, name, source)
+        return Taxonomy.flat(f"{name} (flat)", np.unique(values).tolist()), values
+    spec = str(spec)
+    if spec in shipped_taxonomies():
+        taxonomy = Taxonomy.load(spec)
+        return taxonomy, categorical_column(frame, name, taxonomy, source)
+    where = f"dataset.categorical.{name}={spec!r}"
+    if not Path(spec).expanduser().exists():
+        raise ParameterError(f"{where} is neither a shipped taxonomy {shipped_taxonomies()} "
+                             "nor a hierarchy file (no such file)")
+    return hierarchy_column(frame, name, spec, where)
 
 
 def numeric_domain(
@@ -82,7 +144,7 @@ def numeric_domain(
     if values.min() < low or values.max() > high:
         raise ParameterError(
             f"{source} does not contain the data (min {values.min():g}, max {values.max():g});"
-            f" declare dataset.domains.{name}=[low,high]"
+            f" declare it, e.g. 'dataset.domains={{{name}: [low, high]}}'"
         )
     return low, high
 
@@ -111,6 +173,36 @@ def class_labels(frame: pd.DataFrame, target: Mapping[str, Any], source: str) ->
                      index=pd.RangeIndex(len(frame)))
 
 
+def column_list(value: Any) -> list[Any]:
+    """Columns named by a config value: a list, a mapping's keys, or one name."""
+    if value is None or isinstance(value, bool):
+        return []
+    if isinstance(value, str):
+        return [value]
+    return list(value)
+
+
+def check_columns(name: str, frame: pd.DataFrame, attributes: Sequence[str],
+                  named: Mapping[str, Sequence[Any]], attributes_key: str) -> None:
+    """Every column a dataset key names is in the data, and every one named by ``named``
+    (but ``hierarchies``, checked against ``categorical``) is an analysed attribute; else
+    one :class:`ParameterError` naming the key and the column."""
+    for key, columns in {**named, attributes_key: attributes}.items():
+        for column in columns:
+            if column not in frame.columns:
+                raise ParameterError(
+                    f"dataset {name!r}: dataset.{key}: column {column!r} is not in the data; "
+                    f"the data's columns are {list(frame.columns)}")
+    where = ("dataset.numeric or dataset.categorical" if attributes_key == "numeric"
+             else f"dataset.{attributes_key}")
+    for key, columns in named.items():
+        for column in columns:
+            if column not in attributes and key != "hierarchies":
+                raise ParameterError(
+                    f"dataset {name!r}: dataset.{key}: column {column!r} is not an analysed "
+                    f"attribute {list(attributes)}; add it to {where}")
+
+
 def build_dataset(
     name: str,
     frame: pd.DataFrame,
@@ -120,15 +212,18 @@ def build_dataset(
     domains: Mapping[str, Sequence[float]] | None = None,
     roles: Mapping[str, str] | None = None,
     discrete: bool | Sequence[str] = False,
-    categorical: Mapping[str, str] | None = None,
+    categorical: Mapping[str, str | None] | Sequence[str] | None = None,
+    hierarchies: Mapping[str, str] | None = None,
     target: Mapping[str, Any] | None = None,
+    attributes_key: str = "attributes",
 ) -> Dataset:
     """Validate the ``attributes`` of ``frame`` and build a :class:`Dataset`.
 
     Parameters
     ----------
     name : data set name, carried into every result row.
-    frame : raw records.
+    frame : raw records; every column is kept in :attr:`Dataset.frame`, the analysed ones
+        validated, the others unchanged.
     attributes : analysed columns, in order (the first m are protected); numerical unless
         listed in ``categorical``.
     alpha : domain rule ``[0, alpha · max]`` for attributes without a declared domain.
@@ -136,36 +231,50 @@ def build_dataset(
     roles : ``{column: role}``; unlisted columns get role ``"other"``.
     discrete : ``True``/``False`` for all attributes, or the list of discrete ones
         (one histogram bin per value in JSD); categorical attributes are always discrete.
-    categorical : ``{column: taxonomy name}`` of the categorical attributes (DP-IR §3.4).
+    categorical : the categorical attributes (DP-IR §3.4): a list of text columns, or
+        ``{column: taxonomy}`` with a shipped taxonomy's name, a hierarchy file's path or
+        ``None``. A column without a taxonomy gets its ``hierarchies`` file, else the flat
+        taxonomy of its distinct values (:meth:`~anonlab.semantics.Taxonomy.flat`).
+    hierarchies : ``{column: path}`` of hierarchy files (``value,parent`` rows or ARX;
+        :func:`~anonlab.semantics.taxonomy.read_hierarchy`) of categorical columns.
     target : ``{column, threshold, labels}``: the class of each record for classification
         metrics, ``labels[1]`` where ``column > threshold`` (see :func:`class_labels`).
+    attributes_key : the config key that listed ``attributes`` (``attributes``, or
+        ``numeric`` when ``load_dataset`` joined numeric and categorical), for messages.
     """
     domains = dict(domains or {})
     roles = dict(roles or {})
+    hierarchies = dict(hierarchies or {})
+    specs_of = (dict(categorical) if isinstance(categorical, Mapping)
+                else dict.fromkeys(column_list(categorical)))
     if not attributes:
         raise ParameterError(f"dataset {name!r}: dataset.attributes is empty")
     if len(set(attributes)) != len(attributes):
-        raise ParameterError(f"dataset {name!r}: dataset.attributes repeats a column")
-    categorical = dict(categorical or {})
-    for column in list(domains) + list(roles) + list(categorical):
-        if column not in attributes:
-            raise ParameterError(
-                f"dataset {name!r}: {column!r} has a domain, role or taxonomy but is not in "
-                f"dataset.attributes {list(attributes)}"
-            )
-    discrete_set = set(attributes) if discrete is True else set(discrete or ())
+        raise ParameterError(f"dataset {name!r}: dataset.{attributes_key} repeats a column")
+    check_columns(name, frame, attributes,
+                  {"categorical": list(specs_of), "hierarchies": list(hierarchies),
+                   "discrete": column_list(discrete), "domains": list(domains),
+                   "roles": list(roles)}, attributes_key)
+    for column in hierarchies:
+        if column not in specs_of:
+            raise ParameterError(f"dataset.hierarchies.{column}: column {column!r} is not in "
+                                 f"dataset.categorical {list(specs_of)}; list it there")
+        if specs_of[column] is not None:
+            raise ParameterError(f"dataset.categorical.{column}={specs_of[column]!r} and "
+                                 f"dataset.hierarchies.{column} both give its taxonomy; keep one")
+    discrete_set = set(attributes) if discrete is True else set(column_list(discrete))
     columns: dict[str, np.ndarray] = {}
     specs: list[Attribute] = []
     for column in attributes:
         role = roles.get(column, "other")
         if role not in ROLES:
             raise ParameterError(f"dataset.roles.{column} must be one of {ROLES}, got {role!r}")
-        if column in categorical:
+        if column in specs_of:
             if column in domains:
                 raise ParameterError(f"dataset.domains.{column}: a categorical attribute's "
                                      "domain is its taxonomy")
-            taxonomy = Taxonomy.load(categorical[column])
-            columns[column] = categorical_column(frame, column, taxonomy, f"dataset {name!r}")
+            taxonomy, columns[column] = column_taxonomy(
+                frame, column, specs_of[column], hierarchies.get(column), f"dataset {name!r}")
             specs.append(Attribute(name=column, kind="categorical", role=role,  # type: ignore[arg-type]
                                    discrete=True, taxonomy=taxonomy))
             continue
@@ -182,6 +291,19 @@ def build_dataset(
             )
         )
         columns[column] = values
-    clean = pd.DataFrame(columns, index=pd.RangeIndex(len(frame)))
     classes = class_labels(frame, target, f"dataset {name!r}") if target else None
-    return Dataset(name=name, frame=clean, attributes=tuple(specs), target=classes)
+    hidden = {classes.name} - set(attributes) if classes is not None else set()
+    return Dataset(name=name, frame=full_frame(frame, columns, hidden),
+                   attributes=tuple(specs), target=classes)
+
+
+def full_frame(frame: pd.DataFrame, analysed: Mapping[str, np.ndarray],
+               hidden: set[Any]) -> pd.DataFrame:
+    """Every column of ``frame`` but ``hidden`` (the class column of ``dataset.target``,
+    never released; iDP §4.2) in its order, on a fresh ``RangeIndex``: the ``analysed``
+    ones as validated, the others as they are (same dtype, memory shared under
+    copy-on-write)."""
+    raw = frame.reset_index(drop=True)
+    columns = {column: analysed[column] if column in analysed else raw[column]
+               for column in raw.columns if column not in hidden}
+    return pd.DataFrame(columns, index=pd.RangeIndex(len(frame)), copy=False)

@@ -90,7 +90,9 @@ def read_csv(path: str | None = None, encoding: str = "utf-8", sep: str = ",") -
         records += 1
     if not records:
         raise ParameterError(f"{where} has a header but no records")
-    return pd.read_csv(io.StringIO(text), sep=sep)
+    # every column as text: numeric ones are parsed where declared (build_dataset), the
+    # others, codes like "00123" included, are released exactly as the file holds them
+    return pd.read_csv(io.StringIO(text), sep=sep, dtype=str)
 
 
 def decode(data: bytes, encoding: str, where: str) -> str:

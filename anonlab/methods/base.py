@@ -38,14 +38,16 @@ class Release:
 
     @cached_property
     def frame(self) -> pd.DataFrame:
-        """Released records: the original frame with the protected columns replaced;
-        attributes that are not protected are copied unchanged."""
+        """Released records: every column of the user's data, in its order, with the
+        protected columns replaced (categorical codes decoded to taxonomy labels or
+        concepts); the other columns are copied unchanged, dtype included."""
         original = self.dataset.frame
-        columns = {name: original[name].to_numpy() for name in original.columns}
-        for j, attr in enumerate(self.dataset.protected_attributes):
-            column = self.values[:, j]
-            columns[attr.name] = attr.taxonomy.decode(column) if attr.categorical else column
-        return pd.DataFrame(columns, index=original.index)
+        released = {attr.name: attr.taxonomy.decode(self.values[:, j]) if attr.categorical
+                    else self.values[:, j].copy()
+                    for j, attr in enumerate(self.dataset.protected_attributes)}
+        columns = {name: released[name] if name in released else original[name]
+                   for name in original.columns}
+        return pd.DataFrame(columns, index=original.index, copy=False)
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,14 @@ class Mdav(Method):
     axes: ClassVar[tuple[str, ...]] = ("k",)
     randomized: ClassVar[bool] = False
 
+    def check_dataset(self, dataset: Dataset) -> None:
+        """MDAV averages records (Euclidean distances, means): numerical attributes only."""
+        categorical = [a.name for a in dataset.protected_attributes if a.categorical]
+        if categorical:
+            raise ParameterError(f"method 'mdav' handles numerical attributes only; the "
+                                 f"protected attribute(s) {categorical} are categorical "
+                                 "(imdav handles them)")
+
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         if split_kinds(dataset)[1]:
             raise ParameterError("mdav handles numerical attributes only; the protected "

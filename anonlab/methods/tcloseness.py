@@ -57,6 +57,19 @@ class TCloseness(Method):
     algorithm: ClassVar[Algorithm]
     computes_emd: ClassVar[bool] = True  # whether the algorithm takes the ground distance
 
+    def check_dataset(self, dataset: Dataset) -> None:
+        """Numerical quasi-identifiers and one numerical confidential attribute: MDAV means
+        of the quasi-identifiers (TCM §4) and the ordered EMD of the confidential
+        attribute (TCM §2.2) are defined on numbers only."""
+        for attr in dataset.attributes:
+            used = attr.role == "confidential" or (attr.role == "quasi_identifier"
+                                                   and attr.name in dataset.protected)
+            if attr.categorical and used:
+                raise ParameterError(
+                    f"method {self.name!r} handles numerical attributes only; the "
+                    f"{attr.role.replace('_', '-')} {attr.name!r} is categorical")
+        roles(dataset)
+
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         qis, confidential = roles(dataset)
         values = dataset.protected_values
