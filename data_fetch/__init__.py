@@ -17,7 +17,8 @@ __all__ = ["ChecksumError", "manifest", "raw_dir", "raw_path", "sha256_of", "ver
 
 
 class ChecksumError(ValueError):
-    """A data file does not match the checksum recorded in ``sources.toml``."""
+    """A vendored data file is missing or does not match the checksum recorded in
+    ``sources.toml``."""
 
 
 def raw_dir() -> Path:
@@ -44,7 +45,8 @@ def sha256_of(path: Path, chunk: int = 1 << 20) -> str:
 def verify(path: Path, expected: str) -> None:
     """Raise :class:`ChecksumError` unless ``path`` has SHA-256 ``expected``."""
     if not path.is_file():
-        raise FileNotFoundError(f"data file {str(path)!r} does not exist")
+        raise ChecksumError(f"data file {str(path)!r} is missing; restore data_fetch/raw from "
+                            "the repository or run python -m data_fetch download")
     actual = sha256_of(path)
     if actual != expected:
         raise ChecksumError(

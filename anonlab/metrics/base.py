@@ -60,8 +60,9 @@ class _Options:
                                              f"attributes; {attribute.name!r} of dataset "
                                              f"{view.name!r} is categorical")
             if need == "variance":
-                constant = [name for name, v in zip(view.protected, view.protected_variance,
-                                                    strict=True) if v == 0]
+                constant = [a.name for a, v in zip(view.protected_attributes,
+                                                   view.protected_variance, strict=True)
+                            if v == 0 and not a.categorical]
                 if constant:
                     raise ParameterError(f"metric {self.name!r} divides by each protected "
                                          f"attribute's variance; column {constant[0]!r} of "

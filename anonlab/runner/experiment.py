@@ -28,7 +28,7 @@ from anonlab.plotting import FigureSpec, plot_curves, save_figure
 from anonlab.provenance import override_key, provenance, run_folder
 from anonlab.report.claims import parse_claims
 from anonlab.report.tables import TableBuilder, load_builder, write_table_files
-from anonlab.runner.checkpoint import Checkpoint, checkpoint_key, folder_lock
+from anonlab.runner.checkpoint import Checkpoint, checkpoint_key, folder_lock, note
 from anonlab.runner.execute import RUNNERS, RunnerSpec, run_cells
 from anonlab.runner.grid import DATASET_AXES, Cell, expand_grid
 from anonlab.runner.store import git_commit, package_versions, write_json, write_table
@@ -225,10 +225,17 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
         get_metric(metric, metric_options.get(metric))
     check_same_ground(methods, metrics, method_options, metric_options)
     figures = tuple(FigureSpec.from_config(f) for f in config.get("figures") or ())
+    columns = {*(config.get("grid") or {}), "dataset", "method", "attribute"}
     for figure in figures:
         if figure.metric not in metrics:
             raise ParameterError(f"figure {figure.name!r} plots metric {figure.metric!r}, "
                                  f"which is not in metrics {list(metrics)}")
+        for role in ("x", "facet", "row", "series"):
+            axis = getattr(figure, role)
+            if axis is not None and axis not in columns:
+                raise ParameterError(f"figure {figure.name!r} draws {role}={axis!r}, which is "
+                                     f"not a grid axis {sorted(config.get('grid') or {})}; "
+                                     "add it to the grid or set figures=[]")
     tables = tuple((str(t["name"]), load_builder(str(t["builder"])))
                    for t in config.get("tables") or ())
     # the paper's claims about this experiment (checked by the report) must be well formed;
@@ -303,7 +310,12 @@ def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None)
     for spec in experiment.figures:
         paths += save_figure(plot_curves(table, spec), experiment.out_dir / "figures", spec.name)
     for name, builder in experiment.tables:
-        paths += write_table_files(builder(table), experiment.out_dir / "tables", name)
+        try:
+            laid_out = builder(table)
+        except (KeyError, ValueError) as error:  # a paper table of a run without its axes
+            note(f"table {name!r} is not laid out: this run lacks what it needs ({error!r})")
+            continue
+        paths += write_table_files(laid_out, experiment.out_dir / "tables", name)
     return paths
 
 
