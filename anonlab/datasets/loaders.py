@@ -52,7 +52,7 @@ def read_wine() -> pd.DataFrame:
 
 def read_csv(path: str | None = None, encoding: str = "utf-8", sep: str = ",") -> pd.DataFrame:
     """A user's CSV file: one header line, then one record per line, ``sep``-separated, in
-    ``encoding``. Every way the file can fail to be such a table is one
+    ``encoding`` (``sep`` may be ``\\t`` or ``tab`` for a tab). Every way the file can fail to be such a table is one
     :class:`ParameterError` naming the file and what to set (``dataset.encoding``,
     ``dataset.sep``), before any work."""
     if not path:
@@ -64,8 +64,9 @@ def read_csv(path: str | None = None, encoding: str = "utf-8", sep: str = ",") -
     if not file.is_file():
         raise ParameterError(f"{where}: no such file")
     text = decode(file.read_bytes(), encoding, where)
+    sep = {"\\t": "\t", "tab": "\t"}.get(sep, sep) if isinstance(sep, str) else sep
     if not isinstance(sep, str) or len(sep) != 1:
-        raise ParameterError(f"dataset.sep must be one character, got {sep!r}")
+        raise ParameterError(f"dataset.sep must be one character (or \\t, tab), got {sep!r}")
     rows = csv.reader(io.StringIO(text), delimiter=sep)
     header = next(rows, None)
     if not header or not any(cell.strip() for cell in header):

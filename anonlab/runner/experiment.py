@@ -189,6 +189,16 @@ def dataset_configs(config: Mapping[str, Any],
                       f"experiment's data sets {replaced}")
 
 
+def domain_notes(datasets: Sequence[Dataset]) -> list[str]:
+    """A note for each categorical attribute whose domain was read off the data (a flat
+    taxonomy): the DP guarantee then holds only if that set of values is public."""
+    return [f"dataset {d.name!r}: the domain of {a.name!r} is the {len(a.taxonomy.labels)} "
+            "values found in the data (a flat taxonomy); the DP guarantee assumes a public "
+            "domain, so give a hierarchy file listing every possible value unless these are"
+            for d in datasets for a in d.attributes
+            if a.taxonomy is not None and a.taxonomy.from_data]
+
+
 def build_experiment(config: Mapping[str, Any]) -> Experiment:
     """Validate a resolved config and build the :class:`Experiment`; nothing is written.
     The config's ``profile`` overrides (:func:`~anonlab.config.apply_profile`) apply, then
@@ -263,7 +273,8 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     return Experiment(name, datasets, cells, reps, metrics, by_attribute, seed, n_jobs, out_dir,
                       figures, tables, config, runner_spec(config.get("runner") or {}),
                       reading=reading, overrides=overrides, provenance=provenance(overrides),
-                      notes=tuple(n for n in (n_jobs_note, datasets_note) if n),
+                      notes=tuple(n for n in (n_jobs_note, datasets_note,
+                                              *domain_notes(datasets)) if n),
                       metric_options=metric_options)
 
 

@@ -12,7 +12,7 @@ import csv
 import io
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
@@ -39,6 +39,9 @@ class Taxonomy:
     parent: Mapping[str, str | None]
     labels: Mapping[str, str]
     gloss: Mapping[str, str] = field(default_factory=dict)
+    # the domain was read off the data (a flat taxonomy of a column's values), so it is
+    # public only if those values are; DP-IR's proofs assume a public domain
+    from_data: bool = False
 
     def __post_init__(self) -> None:
         roots = [node for node, up in self.parent.items() if up is None]
@@ -89,7 +92,8 @@ class Taxonomy:
         if not labels:
             raise ParameterError(f"taxonomy {name!r}: a flat taxonomy needs values")
         root = root_name(labels)
-        return cls.tree(name, {root: None, **{label: root for label in labels}}, labels)
+        tree = cls.tree(name, {root: None, **{label: root for label in labels}}, labels)
+        return replace(tree, from_data=True)
 
     @cached_property
     def nodes(self) -> tuple[str, ...]:

@@ -1,0 +1,82 @@
+"""The README's own-data recipe on docs/examples/people.csv: negative values, dotted column
+names, a flat text column (occupation) and one with a hierarchy file (city)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anonlab import cli
+from anonlab.datasets import load_dataset
+from anonlab.methods import METHODS, make_method
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
+DATA = [
+    "dataset=csv", f"dataset.path={EXAMPLES / 'people.csv'}",
+    "dataset.numeric=[age,hours.week,balance.eur]", "dataset.categorical=[city,occupation]",
+    f"dataset.hierarchies={{city: {EXAMPLES / 'city_hierarchy.csv'}}}",
+    "dataset.domains={balance.eur: [-20000, 20000], age: [0, 120], hours.week: [0, 100]}",
+]
+CATEGORICAL = ["laplace", "ir", "ir_laplace", "imdav", "imdav_laplace", "imdav_laplace_composed",
+               "original"]
+NUMERICAL_ONLY = ["mdav", "dp", "dp_um", "idp_ls", "idp_cbls", "tclose_merge", "tclose_kfirst",
+                  "tclose_tfirst", "tclose_tfirst_merged"]
+
+
+def run(tmp_path: Path, *overrides: str) -> tuple[int, str]:
+    status = cli.run(["+experiment=census_ir", *DATA, "grid.k=[5]", "grid.epsilon=[1.0]",
+                      "reps=1", "n_jobs=1", f"results_dir={tmp_path}", *overrides])
+    return status, str(tmp_path)
+
+
+def test_every_method_is_either_run_or_refused_up_front():
+    assert sorted(CATEGORICAL + NUMERICAL_ONLY) == sorted(METHODS)
+
+
+def test_recipe_runs_every_method_that_handles_text_columns(tmp_path, capsys):
+    status, _ = run(tmp_path, f"methods=[{','.join(CATEGORICAL)}]", "grid.m=[5]", "run_name=all")
+    assert status == 0, capsys.readouterr().err
+    table = pd.read_parquet(tmp_path / "all" / "results.parquet")
+    assert set(table["method"]) == set(CATEGORICAL) and set(table["m"]) == {5}
+    assert table["value"].notna().all()
+
+
+@pytest.mark.parametrize("method", NUMERICAL_ONLY)
+def test_methods_for_numbers_refuse_the_text_columns_before_work(method, tmp_path, capsys):
+    status, _ = run(tmp_path, f"methods=[{method}]", "grid.m=[5]", "+grid.t=[0.2]",
+                    "metrics=[sse]", "figures=[]")
+    err = capsys.readouterr().err
+    assert status == 2 and err.startswith("error: ") and list(tmp_path.iterdir()) == []
+    assert "categorical" in err or "confidential" in err
+
+
+def test_methods_for_numbers_run_on_the_numeric_columns(tmp_path, capsys):
+    roles = ("dataset.roles={age: quasi_identifier, hours.week: quasi_identifier, "
+             "balance.eur: confidential}")
+    status, _ = run(tmp_path, f"methods=[{','.join(NUMERICAL_ONLY)}]", "grid.m=[3]",
+                    "+grid.t=[0.25]", roles, "metrics=[sse]", "figures=[]", "run_name=numeric")
+    assert status == 0, capsys.readouterr().err
+    table = pd.read_parquet(tmp_path / "numeric" / "results.parquet")
+    assert set(table["method"]) == set(NUMERICAL_ONLY)
+
+
+def test_release_keeps_every_column_of_the_users_frame():
+    config = {"name": "people", "loader": "csv", "path": str(EXAMPLES / "people.csv"),
+              "numeric": ["age", "hours.week", "balance.eur"],
+              "categorical": ["city", "occupation"],
+              "hierarchies": {"city": str(EXAMPLES / "city_hierarchy.csv")},
+              "domains": {"balance.eur": [-20000, 20000], "age": [0, 120],
+                          "hours.week": [0, 100]}}
+    dataset = load_dataset(config).protect_first(4)  # age, hours, balance, city
+    raw = pd.read_csv(EXAMPLES / "people.csv", dtype=str)
+    release = make_method("ir_laplace", {"k": 5, "epsilon": 1.0}).protect(
+        dataset, np.random.default_rng(0)).frame
+    assert list(release.columns) == list(raw.columns)
+    for unprotected in ("person", "occupation"):
+        assert (release[unprotected].astype(str) == raw[unprotected]).all()
+    assert (release["balance.eur"] >= -20000).all() and (release["balance.eur"] <= 20000).all()
+    concepts = set(dataset.attribute("city").taxonomy.parent)
+    assert set(release["city"]) <= concepts
