@@ -283,10 +283,10 @@ def test_cases_cover_every_category():
                            "metrics", "methods", "data"}
 
 
-@pytest.mark.parametrize("case", ["unknown_dataset", "not_utf8", "dask_unreachable"])
-def test_error_through_run_py(case, inputs, tmp_path):
-    """The real command line: exit status 2, one line on stderr, nothing written."""
-    [argv] = [a for _, i, a, _ in CASES if i == case]
+def test_error_through_run_py(inputs, tmp_path):
+    """The real command line (a Hydra composition error): exit status 2, one line on
+    stderr, nothing written."""
+    [argv] = [a for _, i, a, _ in CASES if i == "unknown_dataset"]
     out = tmp_path / "out"
     done = subprocess.run([sys.executable, str(ROOT / "run.py"),
                            *expand(argv, out, inputs)],

@@ -51,14 +51,6 @@ def test_census_ir_writes_table_provenance_and_figures(tmp_path):
     assert pd.read_parquet(folder / "results.parquet").equals(table)
 
 
-def test_bad_parameter_is_one_line_and_writes_nothing(tmp_path):
-    out = run_cli("+experiment=census_ir", "grid.epsilon=[1.0,-1]", f"results_dir={tmp_path}")
-    assert out.returncode == 2
-    assert out.stderr.strip().splitlines() == [
-        "error: grid.epsilon must be > 0 and finite, got -1"]
-    assert list(tmp_path.iterdir()) == []
-
-
 def test_user_csv_runs_end_to_end(tmp_path, user_csv):
     out = run_cli("+experiment=census_ir", "dataset=csv", f"dataset.path={user_csv}",
                   "dataset.numeric=[income,age]", "grid.m=[1,2]", *TINY, "n_jobs=1",
@@ -69,14 +61,6 @@ def test_user_csv_runs_end_to_end(tmp_path, user_csv):
     table = pd.read_parquet(folder / "results.parquet")
     assert set(table["dataset"]) == {"csv"} and set(table["m"]) == {1, 2}
     assert (folder / "figures" / "figure1_jsd.pdf").is_file()
-
-
-def test_csv_text_column_is_refused(tmp_path, user_csv):
-    out = run_cli("+experiment=census_ir", "dataset=csv", f"dataset.path={user_csv}",
-                  "dataset.numeric=[income,city]", "grid.m=[1]", f"results_dir={tmp_path / 'out'}")
-    assert out.returncode == 2
-    assert "column 'city' is declared numeric but holds" in out.stderr
-    assert not (tmp_path / "out").exists()
 
 
 def test_results_file_is_byte_identical_for_any_n_jobs(tmp_path, compose_config):

@@ -100,7 +100,11 @@ def reference_tfirst(qi: np.ndarray, confidential: np.ndarray, k: int, t: float)
     labels = np.full(n, -1)
 
     def dist(i: int, point: np.ndarray) -> float:
-        return float(np.sum((points[i] - point) ** 2))
+        # the kernel's arithmetic for a squared distance (einsum): summed in another order,
+        # two distances equal in real arithmetic (two records left, equidistant from their
+        # mean) can differ in the last bit and break the lowest-index tie rule differently
+        diff = (points[i] - point)[None, :]
+        return float(np.einsum("ij,ij->i", diff, diff)[0])
 
     def farthest(point: np.ndarray) -> int:
         return min(remaining, key=lambda i: (-dist(i, point), i))

@@ -51,10 +51,10 @@ def read_wine() -> pd.DataFrame:
 
 
 def read_csv(path: str | None = None, encoding: str = "utf-8", sep: str = ",") -> pd.DataFrame:
-    """A user's CSV file: one header line, then one record per line, ``sep``-separated, in
-    ``encoding`` (``sep`` may be ``\\t`` or ``tab`` for a tab). Every way the file can fail to be such a table is one
-    :class:`ParameterError` naming the file and what to set (``dataset.encoding``,
-    ``dataset.sep``), before any work."""
+    """A user's CSV file: one header line, then one record per line, ``sep``-separated
+    (``\\t`` or ``tab`` for a tab), in ``encoding``. Every way the file can fail to be such
+    a table is one :class:`ParameterError` naming the file and what to set
+    (``dataset.encoding``, ``dataset.sep``), before any work."""
     if not path:
         raise ParameterError("dataset.path must name a CSV file, got nothing")
     file = Path(str(path)).expanduser()

@@ -151,6 +151,19 @@ def check_same_ground(methods: Sequence[str], metrics: Sequence[str],
                 "distance; set both")
 
 
+def check_figure_axes(figures: Sequence[FigureSpec], grid: Mapping[str, Any]) -> None:
+    """Raise a :class:`ParameterError` if a figure draws an axis (x, facet, row, series)
+    that is neither a grid axis nor a column every result row has."""
+    columns = {*grid, "dataset", "method", "attribute"}
+    for figure in figures:
+        for role in ("x", "facet", "row", "series"):
+            axis = getattr(figure, role)
+            if axis is not None and axis not in columns:
+                raise ParameterError(f"figure {figure.name!r} draws {role}={axis!r}, which is "
+                                     f"not a grid axis {sorted(grid)}; add it to the grid or "
+                                     "set figures=[]")
+
+
 def check_metrics(datasets: Sequence[Dataset], cells: Sequence[Cell],
                   metrics: Sequence[AttributeMetric | ReleaseMetric]) -> None:
     """Raise a :class:`ParameterError` if a metric cannot be computed on a cell's release
@@ -235,17 +248,10 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
         get_metric(metric, metric_options.get(metric))
     check_same_ground(methods, metrics, method_options, metric_options)
     figures = tuple(FigureSpec.from_config(f) for f in config.get("figures") or ())
-    columns = {*(config.get("grid") or {}), "dataset", "method", "attribute"}
     for figure in figures:
         if figure.metric not in metrics:
             raise ParameterError(f"figure {figure.name!r} plots metric {figure.metric!r}, "
                                  f"which is not in metrics {list(metrics)}")
-        for role in ("x", "facet", "row", "series"):
-            axis = getattr(figure, role)
-            if axis is not None and axis not in columns:
-                raise ParameterError(f"figure {figure.name!r} draws {role}={axis!r}, which is "
-                                     f"not a grid axis {sorted(config.get('grid') or {})}; "
-                                     "add it to the grid or set figures=[]")
     tables = tuple((str(t["name"]), load_builder(str(t["builder"])))
                    for t in config.get("tables") or ())
     # the paper's claims about this experiment (checked by the report) must be well formed;
@@ -262,6 +268,7 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     cells = tuple(cell for d in datasets
                   for cell in expand_grid(methods, config.get("grid") or {}, d,
                                           method_options))
+    check_figure_axes(figures, config.get("grid") or {})
     check_metrics(datasets, cells, [get_metric(m, metric_options.get(m))
                                     for m in dict.fromkeys((*metrics, *by_attribute))])
     out_dir = check_results_dir(Path(str(config.get("results_dir", "results"))))
