@@ -372,3 +372,22 @@ def test_a_sigkilled_sweep_with_a_truncated_part_resumes_to_the_same_bytes(tmp_p
                      "bytes not found in footer); its jobs are recomputed"]
     expected = (tmp_path / "whole" / "census_idp_rf" / "results.parquet").read_bytes()
     assert (folder / "results.parquet").read_bytes() == expected
+
+
+def test_key_follows_the_contents_of_a_users_files(tmp_path):
+    """Editing a user's CSV or hierarchy file between runs recomputes their jobs."""
+    from anonlab.runner.checkpoint import checkpoint_key, user_files
+
+    data, tree = tmp_path / "mine.csv", tmp_path / "tree.csv"
+    data.write_text("a\n1\n")
+    tree.write_text("value,parent\nx,\n")
+    config = {"seed": 1, "metrics": ["re"], "dataset": {
+        "loader": "csv", "path": str(data), "hierarchies": {"c": str(tree)}}}
+    first = checkpoint_key(config, None)
+    data.write_text("a\n2\n")
+    second = checkpoint_key(config, None)
+    tree.write_text("value,parent\ny,\n")
+    assert len({first, second, checkpoint_key(config, None)}) == 3
+    # the paper's data sets name no user file: their key is the one it was before
+    assert user_files({"": {"loader": "adult", "path": None,
+                            "categorical": {"occupation": "adult_occupation"}}}) == {}

@@ -83,18 +83,42 @@ def checkpoint_key(config: Mapping[str, Any], code: Mapping[str, Any] | None) ->
     seed, the metrics, the data set configs, the methods' and metrics' ``options`` (which
     are not in the cell id), and the code (commit and uncommitted changes,
     :func:`~anonlab.runner.store.git_commit`). Empty options leave the key as it was
-    before options existed."""
+    before options existed. A user's files (``dataset.path``, hierarchy files) enter by
+    their contents, so editing one between runs recomputes its jobs."""
+    datasets = config.get("datasets") or {"": config.get("dataset")}
     relevant = {
         "seed": config.get("seed"),
         "metrics": list(config.get("metrics") or []),
         "metrics_by_attribute": list(config.get("metrics_by_attribute") or []),
-        "datasets": config.get("datasets") or {"": config.get("dataset")},
+        "datasets": datasets,
         "code": dict(code or {}),
     }
     if config.get("options"):
         relevant["options"] = config["options"]
+    files = user_files(datasets)
+    if files:
+        relevant["files"] = files
     text = json.dumps(relevant, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def user_files(datasets: Mapping[str, Any]) -> dict[str, str]:
+    """SHA-256 of every existing file the dataset configs name (``path``, the values of
+    ``hierarchies`` and of a ``categorical`` mapping), by path."""
+    named: list[Any] = []
+    for dataset in datasets.values():
+        if not isinstance(dataset, Mapping):
+            continue
+        named.append(dataset.get("path"))
+        for key in ("hierarchies", "categorical"):
+            if isinstance(dataset.get(key), Mapping):
+                named.extend(dataset[key].values())
+    hashes = {}
+    for name in named:
+        file = Path(str(name)).expanduser() if isinstance(name, str) and name else None
+        if file is not None and file.is_file():
+            hashes[str(name)] = hashlib.sha256(file.read_bytes()).hexdigest()
+    return hashes
 
 
 @dataclass(frozen=True)

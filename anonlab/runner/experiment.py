@@ -6,7 +6,7 @@ import socket
 import time
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ from anonlab.metrics import (
     get_attribute_metric,
     get_metric,
 )
-from anonlab.plotting import FigureSpec, plot_curves, save_figure
+from anonlab.plotting import FigureSpec, metric_name, plot_curves, save_figure
 from anonlab.provenance import override_key, provenance, run_folder
 from anonlab.report.claims import parse_claims
 from anonlab.report.tables import TableBuilder, load_builder, write_table_files
@@ -151,6 +151,15 @@ def check_same_ground(methods: Sequence[str], metrics: Sequence[str],
                 "distance; set both")
 
 
+def retitled(figures: Sequence[FigureSpec], experiment: str,
+             datasets: Sequence[str]) -> tuple[FigureSpec, ...]:
+    """The figures of a run on other data than the paper's, titled by what they show
+    (a paper title such as "DP-IR Fig. 1 (Census)" would misname the data)."""
+    on = ", ".join(datasets)
+    return tuple(replace(f, title=f"{metric_name(f.metric)} on {on} (custom run of "
+                                  f"{experiment})") for f in figures)
+
+
 def check_figure_axes(figures: Sequence[FigureSpec], grid: Mapping[str, Any]) -> None:
     """Raise a :class:`ParameterError` if a figure draws an axis (x, facet, row, series)
     that is neither a grid axis nor a column every result row has."""
@@ -271,6 +280,8 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     check_figure_axes(figures, config.get("grid") or {})
     check_metrics(datasets, cells, [get_metric(m, metric_options.get(m))
                                     for m in dict.fromkeys((*metrics, *by_attribute))])
+    if any(override_key(o).startswith("dataset") for o in overrides):
+        figures = retitled(figures, name, [d.name for d in datasets])
     out_dir = check_results_dir(Path(str(config.get("results_dir", "results"))))
     profile = str(config.get("profile") or PAPER_PROFILE)
     reading = config.get("reading")
