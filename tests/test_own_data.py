@@ -80,3 +80,19 @@ def test_release_keeps_every_column_of_the_users_frame():
     assert (release["balance.eur"] >= -20000).all() and (release["balance.eur"] <= 20000).all()
     concepts = set(dataset.attribute("city").taxonomy.parent)
     assert set(release["city"]) <= concepts
+
+
+def test_users_data_runs_in_place_of_a_multi_data_set_experiments(tmp_path, capsys):
+    """tclose_sse composes HCD, MCD and Patient Discharge: dataset=csv runs the user's data
+    set instead, says so, and never runs the paper's data."""
+    roles = ("dataset.roles={age: quasi_identifier, hours.week: quasi_identifier, "
+             "balance.eur: confidential}")
+    status = cli.run(["+experiment=tclose_sse", *DATA, roles, "grid.t=[0.25]", "n_jobs=1",
+                      f"results_dir={tmp_path}", "run_name=tcm"])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    assert "in place of this experiment's data sets" in captured.err
+    table = pd.read_parquet(tmp_path / "tcm" / "results.parquet")
+    assert set(table["dataset"]) == {"csv"}
+    figures = sorted((tmp_path / "tcm" / "figures").glob("*.png"))
+    assert figures and all(str(f) in captured.out for f in figures)  # paths are printed
