@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from anonlab.datasets.base import Attribute, Dataset
@@ -20,9 +20,28 @@ COMMON_KEYS = ("name", "loader", "attributes", "numeric", "alpha", "domains", "r
                "discrete", "categorical", "hierarchies", "target")
 
 
+#: the dataset keys that hold column names (a list, or one name) and those that map
+#: columns to values; ``alpha`` is a number
+LIST_KEYS = ("attributes", "numeric", "categorical", "discrete")
+MAPPING_KEYS = ("domains", "roles", "hierarchies", "target", "categorical")
+
+
 def check_keys(config: Mapping[str, Any], loader: str) -> None:
-    """Raise a :class:`ParameterError` for a key no dataset config has, or one that
-    another loader takes (``dataset.encoding`` for Census), rather than ignore it."""
+    """Raise a :class:`ParameterError` for a key no dataset config has, one that another
+    loader takes (``dataset.encoding`` for Census), rather than ignore it, or a value of
+    the wrong shape (``dataset.domains=5``)."""
+    for key in (*LIST_KEYS, *MAPPING_KEYS):
+        value = config.get(key)
+        if value is None or isinstance(value, Mapping) and key in MAPPING_KEYS:
+            continue
+        if key in LIST_KEYS and (isinstance(value, (str, bool)) or (
+                isinstance(value, Sequence) and all(isinstance(v, str) for v in value))):
+            continue
+        shape = "a list of column names" if key in LIST_KEYS else "a mapping {column: …}"
+        raise ParameterError(f"dataset.{key} must be {shape}, got {value!r}")
+    alpha = config.get("alpha", DEFAULT_ALPHA)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+        raise ParameterError(f"dataset.alpha must be a number, got {alpha!r}")
     own = READER_OPTIONS.get(loader, ())
     for key in config:
         if key in COMMON_KEYS or key in own:

@@ -128,8 +128,12 @@ def numeric_domain(
 ) -> tuple[float, float]:
     """Declared ``(low, high)``, or DP-IR's rule ``[0, α·max]``; must contain the data."""
     if declared is not None:
-        if len(declared) != 2:
+        if isinstance(declared, (str, bytes)) or not isinstance(declared, Sequence) \
+                or len(declared) != 2:
             raise ParameterError(f"dataset.domains.{name} must be [low, high], got {declared!r}")
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in declared):
+            raise ParameterError(f"dataset.domains.{name} must be two numbers [low, high], "
+                                 f"got {declared!r}")
         low, high = float(declared[0]), float(declared[1])
         source = f"dataset.domains.{name}={[low, high]}"
     else:

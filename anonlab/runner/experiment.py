@@ -256,7 +256,12 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     for metric in (*metrics, *by_attribute):
         get_metric(metric, metric_options.get(metric))
     check_same_ground(methods, metrics, method_options, metric_options)
-    figures = tuple(FigureSpec.from_config(f) for f in config.get("figures") or ())
+    figure_configs = config.get("figures") or ()
+    if not isinstance(figure_configs, Sequence) or isinstance(figure_configs, str) or not all(
+            isinstance(f, Mapping) for f in figure_configs):
+        raise ParameterError(f"figures must be a list of figure mappings (or []), "
+                             f"got {figure_configs!r}")
+    figures = tuple(FigureSpec.from_config(f) for f in figure_configs)
     for figure in figures:
         if figure.metric not in metrics:
             raise ParameterError(f"figure {figure.name!r} plots metric {figure.metric!r}, "
@@ -282,7 +287,12 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
                                     for m in dict.fromkeys((*metrics, *by_attribute))])
     if any(override_key(o).startswith("dataset") for o in overrides):
         figures = retitled(figures, name, [d.name for d in datasets])
-    out_dir = check_results_dir(Path(str(config.get("results_dir", "results"))))
+    if not isinstance(config.get("plot_only", False), bool):
+        raise ParameterError(f"plot_only must be true or false, got {config['plot_only']!r}")
+    results_dir = config.get("results_dir", "results")
+    if not isinstance(results_dir, str) or not results_dir.strip():
+        raise ParameterError(f"results_dir must name a folder, got {results_dir!r}")
+    out_dir = check_results_dir(Path(results_dir))
     profile = str(config.get("profile") or PAPER_PROFILE)
     reading = config.get("reading")
     folder = run_folder(name, reading=reading, overrides=overrides,
