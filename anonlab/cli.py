@@ -1,4 +1,6 @@
-"""The command line: ``python run.py +experiment=census_ir [overrides]``.
+"""The command line: ``anonlab run +experiment=census_ir [overrides]`` (the same as
+``python run.py +experiment=census_ir [overrides]``), ``anonlab report [DIR]`` and
+``anonlab list``.
 
 :func:`run` composes the config from ``conf/`` (or ``--config-path``) and the overrides,
 validates every experiment it names, and only then runs them. Every bad input, the
@@ -10,6 +12,7 @@ errors its own way and then calls :func:`execute` for each run.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,6 +39,7 @@ def error_line(error: BaseException) -> str:
     """``error`` as one ``error: …`` line (Hydra's messages span several lines)."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     text = " ".join(lines) or type(error).__name__
+    text = text.split(" Config search path:")[0]  # Hydra's list of where it looked
     return f"error: {text.removeprefix('Error: ')}"
 
 
@@ -143,3 +147,107 @@ def hydra_mode(argv: Sequence[str]) -> bool:
     launchers …): any flag other than ``--config-path``."""
     return any(a.startswith("-") and not a.startswith(("--config-path", "-cp"))
                for a in argv)
+
+
+def first_sentence(text: str | None) -> str:
+    """The first sentence of a docstring, on one line, without reST roles."""
+    words = re.sub(r":\w+:`~?([^`]+)`", r"\1", " ".join((text or "").split()))
+    end = words.find(". ")
+    return words[:end + 1] if end >= 0 else words
+
+
+def listing(conf_dir: Path = CONF_DIR) -> str:
+    """What exists, a line each with its description: every registered method (with the
+    grid axes it depends on), metric, data set config and paper experiment."""
+    from anonlab.datasets import LOADERS
+    from anonlab.methods import METHODS
+    from anonlab.metrics import METRICS
+
+    lines = ["methods (name, grid axes: description):"]
+    lines += [f"  {name:24} {', '.join(cls.axes) or '-':10} {first_sentence(cls.__doc__)}"
+              for name, cls in METHODS.items()]
+    lines += ["", "metrics:"]
+    lines += [f"  {name:24} {metric.description}" for name, metric in METRICS.items()]
+    lines += ["", f"data sets (dataset=NAME; loaders {', '.join(LOADERS)}):"]
+    for path in sorted((conf_dir / "dataset").glob("*.yaml")):
+        comment = [line.lstrip("# ").strip() for line in path.read_text().splitlines()
+                   if line.startswith("#")]
+        lines.append(f"  {path.stem:24} {first_sentence(' '.join(comment))}")
+    lines += ["", "experiments (+experiment=NAME):"]
+    lines += [f"  {entry.name:24} {entry.paper} "
+              f"{', '.join(target.id for target in entry.targets)}: {entry.targets[0].title}"
+              for entry in catalog_experiments(conf_dir)]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``anonlab`` console command: ``run`` (Hydra overrides, as ``python run.py``),
+    ``report [DIR]`` and ``list``; returns the exit status."""
+    import argparse
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(prog="anonlab", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("run", help="run an experiment: anonlab run +experiment=NAME [...]",
+                        add_help=False)
+    commands.add_parser("report", help="write the reproduction report of DIR (results)",
+                        add_help=False)
+    commands.add_parser("list", help="list methods, metrics, data sets and experiments")
+    if args[:1] in (["-h"], ["--help"]):
+        parser.print_help()
+        return 0
+    if not args or args[0] not in ("run", "report", "list"):
+        parser.print_usage(sys.stderr)
+        print(f"error: choose a command: run, report or list, got {args[:1]}", file=sys.stderr)
+        return USAGE_ERROR
+    command, rest = args[0], args[1:]
+    if command == "run":
+        if hydra_mode(rest):  # a multirun or a Hydra flag: Hydra's own command line
+            return hydra_run(rest)
+        return run(rest)
+    if command == "report":
+        from anonlab.report.__main__ import main as report
+
+        return report(rest)
+    if rest:
+        print(f"error: anonlab list takes no arguments, got {rest}", file=sys.stderr)
+        return USAGE_ERROR
+    print(listing())
+    return 0
+
+
+def hydra_run(argv: Sequence[str]) -> int:
+    """``argv`` through :func:`hydra.main` (multirun, launchers, ``--cfg``): each run is
+    validated and executed as :func:`run` does."""
+    import hydra
+    from hydra.core.hydra_config import HydraConfig
+    from omegaconf import DictConfig, OmegaConf
+
+    from anonlab.config import OVERRIDES_KEY, register_resolvers
+
+    register_resolvers()
+
+    def main_conf_dir() -> Path:
+        for source in HydraConfig.get().runtime.config_sources:
+            if source.provider == "main" and source.schema == "file":
+                return Path(source.path)
+        return CONF_DIR  # pragma: no cover
+
+    @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
+    def one_run(cfg: DictConfig) -> None:
+        overrides = list(HydraConfig.get().overrides.task)
+        config = {**OmegaConf.to_container(cfg, resolve=True), OVERRIDES_KEY: overrides}
+        try:
+            experiments = prepare(config, overrides, main_conf_dir())
+        except ERRORS as error:
+            print(error_line(error), file=sys.stderr)
+            sys.exit(USAGE_ERROR)
+        execute(config, experiments)
+
+    program = sys.argv[0]
+    sys.argv = [program, *argv]  # Hydra reads its command line from sys.argv
+    try:
+        one_run()
+    finally:
+        sys.argv = [program, *sys.argv[1:]]
+    return 0
