@@ -161,10 +161,12 @@ def listing(conf_dir: Path = CONF_DIR) -> str:
     grid axes it depends on), metric, data set config and paper experiment."""
     from anonlab.datasets import LOADERS
     from anonlab.methods import METHODS
+    from anonlab.methods.guarantees import stated
     from anonlab.metrics import METRICS
 
-    lines = ["methods (name, grid axes: description):"]
+    lines = ["methods (name, grid axes: description; guarantee):"]
     lines += [f"  {name:24} {', '.join(cls.axes) or '-':10} {first_sentence(cls.__doc__)}"
+              f"\n  {'':24} {'':10} guarantee: {stated(name)}"
               for name, cls in METHODS.items()]
     lines += ["", "metrics:"]
     lines += [f"  {name:24} {metric.description}" for name, metric in METRICS.items()]
