@@ -229,7 +229,7 @@ def test_sweeps_are_compacted_to_one_part_per_data_set(tmp_path, monkeypatch, ca
     two = ["+dataset@datasets.hcd=census_hcd", "+dataset@datasets.mcd=census_mcd"]
     loose = build(tmp_path / "loose", *two)
     with monkeypatch.context() as patch:
-        patch.setattr(Checkpoint, "compact", lambda self: False)
+        patch.setattr(Checkpoint, "compact", lambda self, stored: stored)
         run(loose)
     assert len(parts(loose, "census_hcd")) > 1  # the sweep left many parts...
     experiment = build(tmp_path / "compacted", *two, "run_name=sweep")
@@ -260,10 +260,13 @@ def test_compaction_keeps_a_job_stored_twice_once(tmp_path):
     checkpoint = Checkpoint(tmp_path / "parts" / "d", "key").open()
     checkpoint.save([ROW])
     checkpoint.save([ROW, {**ROW, "rep": 1}])
-    assert checkpoint.compact()
+    merged = checkpoint.compact(checkpoint.load())
     [part] = checkpoint.parts()
     assert pd.read_parquet(part)[["cell_id", "rep"]].values.tolist() == [[1, 0], [1, 1]]
-    assert not checkpoint.compact()  # one part: nothing to merge
+    assert merged[["cell_id", "rep"]].values.tolist() == [[1, 0], [1, 1]]
+    before = part.stat().st_mtime_ns
+    checkpoint.compact(checkpoint.load())  # one part: nothing to merge, nothing written
+    assert checkpoint.parts() == [part] and part.stat().st_mtime_ns == before
 
 
 def test_leftovers_of_a_kill_are_cleared_and_a_file_in_place_of_the_folder_replaced(

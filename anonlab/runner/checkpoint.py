@@ -219,21 +219,20 @@ class Checkpoint:
         name = _part_name((r["cell_id"], r["rep"]) for r in rows)
         write_atomic(self.directory / name, lambda tmp: frame.to_parquet(tmp, index=False))
 
-    def compact(self) -> bool:
-        """Merge the stored parts into one (a job stored twice kept once, from the first
-        part), written atomically before the others are removed; whether it merged."""
-        read = [(path, frame) for path in self.parts()
-                if (frame := self._read(path)) is not None]
-        if len(read) < 2:
-            return False
-        frame = pd.concat([f for _, f in read], ignore_index=True)
-        frame = frame.drop_duplicates(ROW_KEY, keep="first", ignore_index=True)
+    def compact(self, stored: pd.DataFrame) -> pd.DataFrame:
+        """Merge the parts into one: ``stored`` (what :meth:`load` just returned, under the
+        folder's lock) with a job stored twice kept once, from the first part, written
+        atomically before the other parts are removed. Returns the merged rows."""
+        parts = self.parts()
+        frame = stored.drop_duplicates(ROW_KEY, keep="first", ignore_index=True)
+        if len(parts) < 2:
+            return frame
         target = self.directory / _part_name(zip(frame["cell_id"], frame["rep"], strict=True))
         write_atomic(target, lambda tmp: frame.to_parquet(tmp, index=False))
-        for path, _ in read:
+        for path in parts:
             if path != target:
                 _remove(path)
-        return True
+        return frame
 
 
 _HELD = threading.local()  # {lock path: depth} of the locks this thread holds

@@ -202,8 +202,8 @@ def run_cells(
                                        "disappearing: is another program deleting them?")
                 bar.total += len(lost)
                 run(lost, bar)
-            if planned <= finished and checkpoint.compact():
-                frame = checkpoint.load()
+            if planned <= finished:
+                frame = checkpoint.compact(frame)
     # a job stored twice (two runs sharing a folder) counts once, from the first part
     frame = frame.drop_duplicates(ROW_KEY, keep="first")
     keep = [(int(c), int(r)) in planned for c, r in zip(frame["cell_id"], frame["rep"],
