@@ -33,7 +33,7 @@ tests) calls :func:`papers`, :func:`experiments`, :func:`targets` or
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -156,6 +156,21 @@ def _text(value: Any, what: str, source: str, *, required: bool = True) -> str |
     return value.strip()
 
 
+def _entries(raw: list[Any], what: str,
+             keys: Sequence[str]) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """Each item of a YAML list with its place (``<what> #<i>``) for messages, after
+    checking it is a mapping of only ``keys``."""
+    for i, item in enumerate(raw):
+        where = f"{what} #{i + 1}"
+        if not isinstance(item, Mapping):
+            raise ParameterError(f"{where} must be a mapping, got {item!r}")
+        unknown = set(item) - set(keys)
+        if unknown:
+            raise ParameterError(f"{where} has unknown key(s) {sorted(unknown)}; "
+                                 f"the keys are {list(keys)}")
+        yield where, item
+
+
 def papers(conf_dir: Path = CONF_DIR) -> tuple[Paper, ...]:
     """The papers of ``conf/papers.yaml``, in its order."""
     path = Path(conf_dir) / PAPERS_FILE
@@ -163,13 +178,8 @@ def papers(conf_dir: Path = CONF_DIR) -> tuple[Paper, ...]:
     if not isinstance(raw, list) or not raw:
         raise ParameterError(f"{path}: must be a non-empty list of papers")
     found: list[Paper] = []
-    for i, item in enumerate(raw):
-        where = f"{path}: paper #{i + 1}"
-        if not isinstance(item, Mapping):
-            raise ParameterError(f"{where} must be a mapping, got {item!r}")
-        unknown = set(item) - {"short", "title", "authors", "venue", "year"}
-        if unknown:
-            raise ParameterError(f"{where} has unknown key(s) {sorted(unknown)}")
+    for where, item in _entries(raw, f"{path}: paper",
+                                ("short", "title", "authors", "venue", "year")):
         authors = item.get("authors") or []
         if not isinstance(authors, list) or not all(isinstance(a, str) for a in authors):
             raise ParameterError(f"{where}: authors must be a list of names, got {authors!r}")
@@ -195,14 +205,7 @@ def parse_readings(raw: Any, source: str) -> tuple[Reading, ...]:
     if not isinstance(raw, list):
         raise ParameterError(f"{source}: readings must be a list, got {raw!r}")
     readings: list[Reading] = []
-    for i, item in enumerate(raw):
-        where = f"{source}: reading #{i + 1}"
-        if not isinstance(item, Mapping):
-            raise ParameterError(f"{where} must be a mapping, got {item!r}")
-        unknown = set(item) - {"name", "primary", "text", "set"}
-        if unknown:
-            raise ParameterError(f"{where} has unknown key(s) {sorted(unknown)}; "
-                                 "a reading has name, primary, text and set")
+    for where, item in _entries(raw, f"{source}: reading", ("name", "primary", "text", "set")):
         name = item.get("name")
         if not isinstance(name, str) or not READING_NAME.match(name):
             raise ParameterError(f"{where}: name must be lower_snake_case, got {name!r}")
