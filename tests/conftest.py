@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from anonlab import config
+from anonlab import cli, config
 
 
 @pytest.fixture
@@ -55,3 +60,22 @@ def conf_copy(tmp_path: Path):
         return conf
 
     return _copy
+
+
+def run_command(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """``python run.py *args`` run from ``cwd``: in this process through
+    :func:`anonlab.cli.main` (what run.py calls; no interpreter start-up per call), or in a
+    real process for a Hydra multirun (``-m``), which Hydra drives from ``sys.argv``."""
+    root = Path(__file__).resolve().parents[1]
+    if any(a in ("-m", "--multirun") for a in args):
+        return subprocess.run([sys.executable, str(root / "run.py"), *args],
+                              capture_output=True, text=True, cwd=cwd or root, timeout=300)
+    out, err, before = io.StringIO(), io.StringIO(), os.getcwd()
+    try:
+        os.chdir(cwd or root)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = cli.main(["run", *args])
+    finally:
+        os.chdir(before)
+    return subprocess.CompletedProcess(["run.py", *args], status, out.getvalue(),
+                                       err.getvalue())

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -12,14 +11,14 @@ import pytest
 
 from anonlab.provenance import custom_label
 from anonlab.runner import build_experiment, run_experiment
+from tests.conftest import run_command
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["grid.k=[2,10]", "grid.epsilon=[1.0]", "reps=2"]
 
 
 def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "run.py"), *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=300)
+    return run_command(*args, cwd=cwd)
 
 
 def test_census_ir_writes_table_provenance_and_figures(tmp_path):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,13 +23,13 @@ from anonlab.provenance import (
 )
 from anonlab.runner import build_experiment
 from anonlab.validation import ParameterError
+from tests.conftest import run_command
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "run.py"), *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=300)
+    return run_command(*args)
 
 
 # --- the rule ------------------------------------------------------------------------------
