@@ -24,7 +24,9 @@ def register_resolvers() -> None:
 
 
 PAPER_PROFILE = "paper"
-CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
+#: the configs ship inside the package (``anonlab/conf``, the repository's ``conf/`` in a
+#: checkout), so an installed wheel finds them from any working directory
+CONF_DIR = Path(__file__).resolve().parent / "conf"
 
 
 #: the key of a composed config that holds the overrides it was composed from (set by

@@ -19,7 +19,8 @@ from anonlab.io import write_atomic
 from anonlab.report.render import NOTES_HTML, NOTES_MD, STYLE, render_html, render_markdown
 from anonlab.report.view import REPORT_DIR, build_view, load_runs, run_command
 
-NOTES = CONF_DIR.parent / "docs" / "reproduction-notes.md"
+#: ``docs/reproduction-notes.md``, shipped inside the package (a link in a checkout)
+NOTES = Path(__file__).resolve().parent / "reproduction-notes.md"
 FIGURES_DIR = "figures"
 
 __all__ = ["NOTES", "REPORT_DIR", "build_report", "load_runs", "run_command"]

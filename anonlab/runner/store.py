@@ -41,9 +41,10 @@ def package_versions() -> dict[str, str | None]:
 
 
 def git_commit(directory: Path | None = None) -> dict[str, Any]:
-    """Commit and dirty flag of the checkout holding the code (``None`` outside git), and
-    the hash of the uncommitted changes to tracked files, if any."""
-    where = directory or Path(__file__).resolve().parents[2]
+    """Commit and dirty flag of the checkout holding the code (``None`` outside git, and for
+    an installed package, even one inside another repository's folder), and the hash of the
+    uncommitted changes to tracked files, if any."""
+    where = (directory or Path(__file__).resolve().parents[2]).resolve()
 
     def git(*args: str) -> str | None:
         try:
@@ -53,7 +54,8 @@ def git_commit(directory: Path | None = None) -> dict[str, Any]:
             return None
         return out.stdout.strip()
 
-    commit = git("rev-parse", "HEAD")
+    top = git("rev-parse", "--show-toplevel")
+    commit = git("rev-parse", "HEAD") if top and Path(top).resolve() == where else None
     status = git("status", "--porcelain", "--untracked-files=no") if commit else None
     diff = git("diff", "HEAD") if status else None
     return {"commit": commit, "dirty": bool(status) if status is not None else None,
