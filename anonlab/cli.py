@@ -12,7 +12,6 @@ errors its own way and then calls :func:`execute` for each run.
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -149,36 +148,25 @@ def hydra_mode(argv: Sequence[str]) -> bool:
                for a in argv)
 
 
-def first_sentence(text: str | None) -> str:
-    """The first sentence of a docstring, on one line, without reST roles."""
-    words = re.sub(r":\w+:`~?([^`]+)`", r"\1", " ".join((text or "").split()))
-    end = words.find(". ")
-    return words[:end + 1] if end >= 0 else words
-
-
 def listing(conf_dir: Path = CONF_DIR) -> str:
-    """What exists, a line each with its description: every registered method (with the
-    grid axes it depends on), metric, data set config and paper experiment."""
+    """What exists, a line each with its description (:mod:`anonlab.listing`): every
+    registered method (with the grid axes it depends on and its guarantee), metric, data
+    set config and paper experiment."""
+    from anonlab import listing as tables
     from anonlab.datasets import LOADERS
-    from anonlab.methods import METHODS
-    from anonlab.methods.guarantees import stated
-    from anonlab.metrics import METRICS
 
     lines = ["methods (name, grid axes: description; guarantee):"]
-    lines += [f"  {name:24} {', '.join(cls.axes) or '-':10} {first_sentence(cls.__doc__)}"
-              f"\n  {'':24} {'':10} guarantee: {stated(name)}"
-              for name, cls in METHODS.items()]
+    lines += [f"  {name:24} {row['axes'] or '-':10} {row.description}"
+              f"\n  {'':24} {'':10} guarantee: {row.guarantee}"
+              for name, row in tables.methods().iterrows()]
     lines += ["", "metrics:"]
-    lines += [f"  {name:24} {metric.description}" for name, metric in METRICS.items()]
+    lines += [f"  {name:24} {row.description}" for name, row in tables.metrics().iterrows()]
     lines += ["", f"data sets (dataset=NAME; loaders {', '.join(LOADERS)}):"]
-    for path in sorted((conf_dir / "dataset").glob("*.yaml")):
-        comment = [line.lstrip("# ").strip() for line in path.read_text().splitlines()
-                   if line.startswith("#")]
-        lines.append(f"  {path.stem:24} {first_sentence(' '.join(comment))}")
+    lines += [f"  {name:24} {row.description}"
+              for name, row in tables.datasets(conf_dir).iterrows()]
     lines += ["", "experiments (+experiment=NAME):"]
-    lines += [f"  {entry.name:24} {entry.paper} "
-              f"{', '.join(target.id for target in entry.targets)}: {entry.targets[0].title}"
-              for entry in catalog_experiments(conf_dir)]
+    lines += [f"  {name:24} {row.paper} {row.targets}: {row.description}"
+              for name, row in tables.experiments(conf_dir).iterrows()]
     return "\n".join(lines)
 
 

@@ -16,18 +16,25 @@ ROOT = Path(__file__).resolve().parents[1]
 PEOPLE = ROOT / "docs" / "examples" / "people.csv"
 
 
-def test_readme_python_snippet_runs_and_keeps_every_column(monkeypatch, capsys):
+def test_readme_python_snippets_run_and_keep_every_column(monkeypatch, capsys):
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## From Python"):]
-    [snippet] = re.findall(r"```python\n(.*?)```", section, flags=re.S)[:1]
+    section = readme[readme.index("## From Python"):readme.index("## Methods and metrics")]
+    first, second = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    lines = [line for line in first.splitlines() if line and not line.startswith("import")]
+    assert len(lines) == 3  # three lines after the imports
     monkeypatch.chdir(ROOT)
     scope: dict = {}
-    exec(compile(snippet, "README.md", "exec"), scope)  # noqa: S102 - the README's own code
+    exec(compile(first, "README.md", "exec"), scope)  # noqa: S102 - the README's own code
     frame, released = scope["frame"], scope["released"]
     assert list(released.columns) == list(frame.columns) and len(released) == len(frame)
     for column in ("person", "balance.eur", "occupation"):  # not protected: unchanged
         assert released[column].equals(frame[column])
+    assert released.attrs["guarantee"]["notion"] == "ε-DP"
     assert "person" in capsys.readouterr().out
+    exec(compile(second, "README.md", "exec"), scope)  # noqa: S102
+    assert scope["tuned"].get_params()["k"] == 10 and scope["protector"].get_params()["k"] == 5
+    out = capsys.readouterr().out
+    assert "jsd" in out and "ε-iDP" in out
 
 
 def test_same_seed_same_release_and_frame_untouched():
@@ -67,3 +74,100 @@ def test_bad_input_is_one_named_error(kwargs, error, expected):
 def test_not_a_frame_is_a_type_error():
     with pytest.raises(TypeError, match="DataFrame"):
         anonlab.protect(np.zeros((3, 2)), "ir", k=2)
+
+
+def test_protector_is_protect_as_a_transformer():
+    from sklearn.base import clone
+
+    frame = pd.read_csv(PEOPLE)
+    protector = anonlab.Protector("ir_laplace", ["age"], k=5, epsilon=1.0, seed=3)
+    released = protector.fit_transform(frame)
+    assert released.equals(anonlab.protect(frame, "ir_laplace", ["age"], k=5, epsilon=1.0,
+                                           seed=3))
+    assert protector.guarantee_ == released.attrs["guarantee"]
+    assert list(protector.get_feature_names_out()) == list(frame.columns)
+    twin = clone(protector)
+    assert twin is not protector and twin.get_params() == protector.get_params()
+    assert twin.set_params(k=10, seed=4).get_params()["k"] == 10
+    assert protector.get_params()["k"] == 5  # the clone's parameters are its own
+    assert "k=10" in repr(twin)
+    protector.set_output(transform="pandas")
+    assert isinstance(protector.transform(frame), pd.DataFrame)
+
+
+def test_protector_in_a_pipeline_and_a_grid_search():
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+
+    frame = pd.read_csv(PEOPLE)
+    X, y = frame[["age", "hours.week"]], frame["balance.eur"] > 0
+    pipe = make_pipeline(anonlab.Protector("ir_laplace", k=5, epsilon=1.0),
+                         RandomForestClassifier(n_estimators=10, random_state=0))
+    search = GridSearchCV(pipe, {"protector__k": [2, 20]}, cv=2).fit(X, y)
+    assert search.best_params_["protector__k"] in (2, 20)
+
+
+def test_protector_checks_at_fit_with_the_apis_errors():
+    frame = pd.read_csv(PEOPLE)
+    with pytest.raises(ParameterError, match=re.escape("not ['q']")):
+        anonlab.Protector("ir", ["age"], k=5, q=1).fit(frame)
+    with pytest.raises(ParameterError, match="'nope'"):
+        anonlab.Protector("ir", ["nope"], k=5).fit(frame)
+
+
+def test_evaluate_is_the_metric_of_the_release():
+    from anonlab.metrics import get_metric
+
+    frame = pd.read_csv(PEOPLE)
+    columns = ["age", "hours.week"]
+    released = anonlab.protect(frame, "ir_laplace", columns, k=5, epsilon=1.0)
+    scores = anonlab.evaluate(frame, released, ["re", "jsd", "sse"], columns)
+    original = frame[columns].to_numpy(dtype=float)
+    view = anonlab.api._dataset(frame, columns, domains=None, hierarchies=None, roles=None,
+                                alpha=1.5)
+    for name in ("re", "jsd", "sse"):
+        expected = get_metric(name).evaluate(original, released[columns].to_numpy(dtype=float),
+                                             view.protected_attributes)
+        assert scores[name] == pytest.approx(expected)
+    same = anonlab.evaluate(frame, frame, ["re", "jsd"], columns)
+    assert same["re"] == 0 and same["jsd"] == pytest.approx(0, abs=1e-12)
+
+
+def test_evaluate_on_text_columns_and_a_class():
+    frame = pd.read_csv(PEOPLE).assign(y=lambda f: f["age"])
+    released = anonlab.protect(frame, "ir_laplace", ["hours.week", "city"], k=5, epsilon=1.0)
+    scores = anonlab.evaluate(frame, released, ["jsd", "f_measure"], ["hours.week", "city"],
+                              target={"column": "y", "threshold": 40, "labels": ["lo", "hi"]})
+    assert set(scores.index) == {"jsd", "f_measure[lo]", "f_measure[hi]"}
+    assert ((scores >= 0) & (scores <= 1)).all()
+
+
+@pytest.mark.parametrize(("metrics", "released", "expected"), [
+    (["cluster_min"], None, "clusters or timing"),
+    (["runtime"], None, "clusters or timing"),
+    (["nope"], None, "unknown metric 'nope'"),
+    (["re"], "shuffled", "same index"),
+    (["re"], "dropped", "no column 'age'"),
+    (["re"], "text", "not numeric"),
+])
+def test_evaluate_refuses_what_it_cannot_measure(metrics, released, expected):
+    frame = pd.read_csv(PEOPLE)
+    other = {None: frame, "shuffled": frame.iloc[::-1], "dropped": frame.drop(columns="age"),
+             "text": frame.assign(age="x")}[released]
+    with pytest.raises(ParameterError, match=re.escape(expected)):
+        anonlab.evaluate(frame, other, metrics, ["age"])
+
+
+def test_listings_name_everything_with_a_description():
+    from anonlab.catalog import experiment_names
+    from anonlab.methods import METHODS
+    from anonlab.metrics import METRICS
+
+    for listing, names in ((anonlab.methods(), METHODS), (anonlab.metrics(), METRICS),
+                           (anonlab.experiments(), experiment_names())):
+        assert sorted(listing.index) == sorted(names)
+        assert listing["description"].str.len().gt(10).all()
+    assert "csv" in anonlab.datasets().index
+    assert anonlab.methods().loc["ir_laplace", "axes"] == "k, epsilon"
+    assert anonlab.methods.METHODS is METHODS  # still the subpackage

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from anonlab.datasets import Dataset
 from anonlab.validation import AXIS_CHECKS, check_option
+
+if TYPE_CHECKING:
+    from anonlab.methods.guarantees import Guarantee
 
 
 @dataclass(frozen=True)
@@ -28,6 +32,8 @@ class Release:
         attribute, ``(n_clusters, m)``, when it varies by cluster (iDP); ``None`` without
         noise.
     seconds : wall time of the ``protect`` call, set by the runner.
+    guarantee : what the release guarantees (:func:`anonlab.methods.guarantees.of_release`),
+        set by the runner and by :func:`anonlab.protect` after the ``protect`` call.
     """
 
     dataset: Dataset
@@ -35,6 +41,7 @@ class Release:
     labels: np.ndarray | None = None
     scale: np.ndarray | None = None
     seconds: float | None = None
+    guarantee: Guarantee | None = None
 
     @cached_property
     def frame(self) -> pd.DataFrame:
@@ -98,6 +105,16 @@ class Method(ABC):
     @abstractmethod
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         """Protect ``dataset.protected`` and return the :class:`Release`."""
+
+    def release(self, dataset: Dataset, rng: np.random.Generator) -> Release:
+        """:meth:`protect`, timed (``seconds``), with the guarantee the release carries
+        (:func:`~anonlab.methods.guarantees.of_release`, computed after the timing)."""
+        from anonlab.methods.guarantees import of_release
+
+        clock = time.perf_counter()
+        released = self.protect(dataset, rng)
+        released = replace(released, seconds=time.perf_counter() - clock)
+        return replace(released, guarantee=of_release(self, released))
 
 
 def postprocess(dataset: Dataset, values: np.ndarray, noisy: bool) -> np.ndarray:

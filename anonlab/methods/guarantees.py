@@ -8,10 +8,14 @@ The ε of a notion holds for neighbouring data sets that differ in one record; "
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING, Any
 
-from anonlab.methods.base import Method
 from anonlab.validation import check_int
+
+if TYPE_CHECKING:  # the methods' base module carries a Guarantee on each Release
+    from anonlab.datasets import Dataset
+    from anonlab.methods.base import Method, Release
 
 DP = "ε-DP"
 IDP = "ε-iDP (clustering held fixed)"
@@ -31,7 +35,9 @@ class Guarantee:
     epsilon_per_attribute : ε spent on each protected attribute (``None`` without noise).
     epsilon_total : ε of the whole record, by sequential composition over the m
         attributes (``None`` without noise).
-    k, t : the k-anonymity and t-closeness levels the method targets, where it has them.
+    k, t : the k-anonymity and t-closeness levels: the targets for a method
+        (:func:`guarantee`), the levels reached for a release (:func:`of_release`: its
+        smallest cluster and its largest cluster EMD); ``None`` for other notions.
     caveat : what the harness knows weakens the stated notion, or ``None``.
     """
 
@@ -42,6 +48,30 @@ class Guarantee:
     t: float | None = None
     caveat: str | None = None
 
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a plain dict (``DataFrame.attrs``, JSON)."""
+        return asdict(self)
+
+    def as_columns(self) -> dict[str, Any]:
+        """The fields as result-table columns: ``guarantee`` (the notion) and
+        ``guarantee_<field>`` (:data:`COLUMNS`)."""
+        return {("guarantee" if name == "notion" else f"guarantee_{name}"): value
+                for name, value in asdict(self).items()}
+
+    def __str__(self) -> str:
+        text = self.notion
+        if self.epsilon_total is not None:
+            text += (f" (ε {self.epsilon_per_attribute:g} per attribute, "
+                     f"{self.epsilon_total:g} in total)")
+        levels = [f"{name} = {value:g}" for name, value in (("k", self.k), ("t", self.t))
+                  if value is not None]
+        text += f", {', '.join(levels)}" if levels else ""
+        return text + (f"; caveat: {self.caveat}" if self.caveat else "")
+
+
+#: the result table's guarantee columns, in order (:meth:`Guarantee.as_columns`)
+COLUMNS = ("guarantee", "guarantee_epsilon_per_attribute", "guarantee_epsilon_total",
+           "guarantee_k", "guarantee_t", "guarantee_caveat")
 
 IMDAV_CAVEAT = ("DP-IR states the scale of [17] as (n/k)·Δ/(k·ε) for every attribute; by "
                 "DP-IR §3.1's own worst case the record's loss is m·ε (use "
@@ -59,30 +89,66 @@ TFIRST_CAVEAT = ("Algorithm 3 alone may exceed t with tied confidential values o
 
 
 def guarantee(method: Method, m: int) -> Guarantee:
-    """The guarantee of ``method``'s release when it protects ``m`` attributes."""
+    """The guarantee of ``method``'s release when it protects ``m`` attributes, with the k
+    and t it targets."""
     m = check_int(m, "m", 1)
     name = method.name
     epsilon = getattr(method, "epsilon", None)
     k = getattr(method, "k", None)
     if name in ("laplace", "ir_laplace", "imdav_laplace_composed"):
         # DP-IR §3.3 and Algorithm 1: budget ε/m per attribute, ε for the record
-        return Guarantee(DP, epsilon / m, epsilon, k=k)
+        return Guarantee(DP, epsilon / m, epsilon)
     if name in ("dp", "dp_um", "idp_ls", "idp_cbls"):
         # iDP §3.1: ε = Σ_a ε_a; option budget=per_attribute spends ε on each
         per = epsilon / m if method.budget == "split" else epsilon
         notion = DP if name in ("dp", "dp_um") else IDP
-        return Guarantee(notion, per, per * m, k=k, caveat=RERANKING_CAVEAT.get(name))
+        return Guarantee(notion, per, per * m, caveat=RERANKING_CAVEAT.get(name))
     if name == "imdav_laplace":
-        return Guarantee(DP, epsilon, epsilon * m, k=k, caveat=IMDAV_CAVEAT)
+        return Guarantee(DP, epsilon, epsilon * m, caveat=IMDAV_CAVEAT)
     if name in ("mdav", "imdav"):
         return Guarantee(K_ANONYMITY, k=k)
     if name.startswith("tclose_"):
         return Guarantee(T_CLOSENESS, k=k, t=method.t,
                          caveat=TFIRST_CAVEAT if name == "tclose_tfirst" else None)
     if name in ("ir", "original"):
-        return Guarantee(NONE, k=k, caveat="individual ranking alone is not k-anonymous: "
-                         "each attribute is grouped on its own" if name == "ir" else None)
+        return Guarantee(NONE, caveat="individual ranking alone is not k-anonymous: each "
+                         "attribute is grouped on its own" if name == "ir" else None)
     raise KeyError(f"no guarantee is recorded for method {name!r}")
+
+
+def data_caveat(dataset: Dataset) -> str | None:
+    """What the data set view's domains add to a noise-based guarantee: DP-IR's proofs
+    (and iDP's sensitivities) assume public domains, and a domain read off the data is
+    public only if what was read is."""
+    attrs = dataset.protected_attributes
+    parts = []
+    # DP-IR §4.1: Dom(A) = [0, α·max] of the data
+    if any(not a.categorical and a.alpha is not None for a in attrs):
+        parts.append("domains set to [0, α·max] of the data (DP-IR §4.1) are public only if "
+                     "those bounds are")
+    if any(a.taxonomy is not None and a.taxonomy.from_data for a in attrs):
+        parts.append("domains read off the data (flat taxonomies) are public only if those "
+                     "values are")
+    return "; ".join(parts) or None
+
+
+def of_release(method: Method, release: Release) -> Guarantee:
+    """The guarantee ``release`` carries: :func:`guarantee` for its m attributes, with the
+    k and t it reaches (its smallest cluster, its largest cluster EMD, as the
+    ``cluster_min`` and ``max_emd`` metrics measure them) and the caveats of its data's
+    domains (:func:`data_caveat`) added."""
+    from anonlab.metrics.clusters import cluster_min, max_emd
+
+    view = release.dataset
+    stated = guarantee(method, release.values.shape[1])
+    if stated.notion in (K_ANONYMITY, T_CLOSENESS):
+        reached_t = (max_emd(view, release, getattr(method, "ground", "distinct"))
+                     if stated.notion == T_CLOSENESS else None)
+        return replace(stated, k=int(cluster_min(view, release)), t=reached_t)
+    if stated.notion in (DP, IDP):
+        caveats = [c for c in (stated.caveat, data_caveat(view)) if c]
+        return replace(stated, caveat="; ".join(caveats) or None)
+    return stated
 
 
 def stated(name: str) -> str:

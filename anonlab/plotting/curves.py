@@ -29,6 +29,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 
 from anonlab.io import write_atomic  # noqa: E402
 from anonlab.methods import METHODS, method_class  # noqa: E402
+from anonlab.methods.guarantees import COLUMNS as GUARANTEE_COLUMNS  # noqa: E402
 from anonlab.plotting.names import axis_name, method_name, metric_name, value_label  # noqa: E402
 from anonlab.plotting.styles import (  # noqa: E402
     CURVE_STYLES,
@@ -82,7 +83,7 @@ def point_values(table: pd.DataFrame, metric: str, by_attribute: bool = False
     per-class rows if ``by_attribute``), grouped by method and parameters: one group per
     point of a curve."""
     rows = table[(table["metric"] == metric) & (table["attribute"].notna() == by_attribute)]
-    dropped = ("rep", "seed", "cell_id", "metric", "value",
+    dropped = ("rep", "seed", "cell_id", "metric", "value", *GUARANTEE_COLUMNS,
                *(() if by_attribute else ("attribute",)))
     params = [c for c in rows.columns if c not in dropped]
     return rows.groupby(params, dropna=False, sort=True)["value"]

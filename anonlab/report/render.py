@@ -186,6 +186,10 @@ def render_html(view: ReportView) -> str:
         out.append('<p class="meta">' + " · ".join(_e(m) for m in t.run.meta()) + "</p>")
         out += [_figure_html(p) for p in t.run.figures(t.target.figures)]
         out += [_table_html(p) for p in t.run.tables(t.target.tables)]
+        if t.guarantees:
+            out += ["<h3>What each method's releases guarantee</h3>",
+                    _rows_html([{k: _e(v) for k, v in row.items()} for row in t.guarantees],
+                               ("method", "guarantee", "caveat"))]
         out.append(_readings_html(t))
         out.append("<h3>The paper's claims</h3>")
         out += [_claim_html(c, NOTES_HTML) for c in t.claims] or [
@@ -259,6 +263,8 @@ def render_markdown(view: ReportView, figure_path: Callable[[Path], str]) -> str
             md = stem.with_suffix(".md")
             if md.is_file():
                 out += [f"**{stem.name}**", "", md.read_text(encoding="utf-8"), ""]
+        if t.guarantees:
+            out += ["What each method's releases guarantee:", "", md_table(t.guarantees), ""]
         if len(t.reading_counts) > 1:
             rows = [{"reading": r.name + (" (the text's)" if r.primary else ""),
                      "what it takes the paper to say": r.text, **counts}

@@ -176,6 +176,7 @@ class TargetView:
     reading_runs: dict[str, Run]
     command: str
     reading_counts: list[tuple[catalog.Reading, dict[str, int]]] = field(default_factory=list)
+    guarantees: list[dict[str, str]] = field(default_factory=list)  # guarantee_rows
 
     @property
     def best_reading(self) -> str | None:
@@ -230,6 +231,41 @@ def run_command(experiment: str, results_dir: Path, profile: str,
     return command
 
 
+def _span(values: pd.Series) -> str:
+    """``low–high`` of a numeric column (``–`` when empty), ``value`` when constant."""
+    values = values.dropna()
+    if values.empty:
+        return "–"
+    low, high = float(values.min()), float(values.max())
+    return f"{low:.4g}" if low == high else f"{low:.4g}–{high:.4g}"
+
+
+def guarantee_rows(table: pd.DataFrame | None) -> list[dict[str, str]]:
+    """What each method's releases guarantee over the run's grid, from the results table's
+    guarantee columns (:data:`anonlab.methods.guarantees.COLUMNS`): the notion, the ε spent
+    per attribute and in total, the k and t reached (ranges over the grid) and the
+    caveats. A table written before those columns existed gives the stated guarantee
+    (:func:`~anonlab.methods.guarantees.stated`)."""
+    from anonlab.methods.guarantees import stated
+
+    if table is None or table.empty:
+        return []
+    rows = []
+    for method, group in table.groupby("method", sort=False):
+        if "guarantee" not in group:
+            rows.append({"method": str(method), "guarantee": f"{stated(str(method))} (stated)"})
+            continue
+        caveats = [str(c) for c in dict.fromkeys(group["guarantee_caveat"].dropna())]
+        rows.append({"method": str(method),
+                     "guarantee": ", ".join(dict.fromkeys(group["guarantee"].astype(str))),
+                     "ε per attribute": _span(group["guarantee_epsilon_per_attribute"]),
+                     "ε in total": _span(group["guarantee_epsilon_total"]),
+                     "k reached": _span(group["guarantee_k"].astype(float)),
+                     "t reached": _span(group["guarantee_t"]),
+                     "caveat": "; ".join(caveats) or "–"})
+    return rows
+
+
 def _counts(results: Sequence[ClaimResult | None]) -> dict[str, int]:
     return {s: sum(r is not None and r.status == s for r in results) for s in STATUSES}
 
@@ -254,7 +290,8 @@ def _key(reading: catalog.Reading | None) -> str | None:
 
 def _target_view(target: catalog.Target, entry: catalog.ExperimentEntry,
                  runs: Mapping[str | None, Run], results_dir: Path, profile: str,
-                 judged: dict[str, list[ClaimResult]]) -> TargetView:
+                 judged: dict[str, list[ClaimResult]],
+                 guarantees: Mapping[str, list[dict[str, str]]]) -> TargetView:
     readings = [entry.primary, *entry.alternatives] if entry.readings else [None]
     ids = {t.id for t in entry.targets}
 
@@ -284,7 +321,8 @@ def _target_view(target: catalog.Target, entry: catalog.ExperimentEntry,
               if r is not None and by_reading[_key(r)] is not None]
     return TargetView(target, entry, runs.get(None), claims,
                       {k: v for k, v in runs.items() if k is not None},
-                      run_command(entry.name, results_dir, profile), counts)
+                      run_command(entry.name, results_dir, profile), counts,
+                      guarantees.get(runs[None].folder, []) if None in runs else [])
 
 
 def build_view(results_dir: Path, conf_dir: Path = CONF_DIR) -> ReportView:
@@ -295,6 +333,7 @@ def build_view(results_dir: Path, conf_dir: Path = CONF_DIR) -> ReportView:
     paper_runs: dict[str, dict[str | None, Run]] = {}
     custom, others = [], []
     judged: dict[str, list[ClaimResult]] = {}
+    guarantees: dict[str, list[dict[str, str]]] = {}
     for run in runs:
         entry = entries.get(run.experiment)
         if run.provenance != PAPER:
@@ -307,12 +346,15 @@ def build_view(results_dir: Path, conf_dir: Path = CONF_DIR) -> ReportView:
             key = (None if run.reading is None or (primary and run.reading == primary.name)
                    else run.reading)
             paper_runs.setdefault(run.experiment, {})[key] = run
-            judged[run.folder] = judge_claims(entry.claims, run.table(), entry.paper)
+            table = run.table()
+            judged[run.folder] = judge_claims(entry.claims, table, entry.paper)
+            guarantees[run.folder] = guarantee_rows(table)
     profiles = [r.profile for r in runs]
     profile = (max(set(profiles), key=profiles.count) if profiles
                else results_dir.name if results_dir.name != "results" else PAPER_PROFILE)
     targets = [_target_view(t, entries[t.experiment], paper_runs.get(t.experiment, {}),
-                            results_dir, profile, judged) for t in catalog.targets(conf_dir)]
+                            results_dir, profile, judged, guarantees)
+               for t in catalog.targets(conf_dir)]
     summaries = []
     for paper in catalog.papers(conf_dir):
         mine = [t for t in targets if t.target.paper == paper.short]

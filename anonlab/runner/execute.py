@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -14,6 +13,7 @@ from tqdm.auto import tqdm
 
 from anonlab.datasets import Dataset
 from anonlab.methods import method_class
+from anonlab.methods.guarantees import COLUMNS as GUARANTEE_COLUMNS
 from anonlab.metrics import get_attribute_metric, get_metric
 from anonlab.runner.checkpoint import ROW_KEY, Checkpoint
 from anonlab.runner.grid import DATASET_AXES, Cell
@@ -35,12 +35,9 @@ def run_job(
     metric on it, each with its ``metric_options``."""
     metric_options = metric_options or {}
     _, cell, rep = job
-    method, rng = cell.build(), rng_for(master_seed, cell.id, rep)
-    clock = time.perf_counter()
-    release = method.protect(view, rng)
-    release = replace(release, seconds=time.perf_counter() - clock)
+    release = cell.build().release(view, rng_for(master_seed, cell.id, rep))
     base = {"method": cell.method, **cell.param_dict, "rep": rep,
-            "seed": master_seed, "cell_id": cell.id}
+            "seed": master_seed, "cell_id": cell.id, **release.guarantee.as_columns()}
     original, attributes = view.protected_values, view.protected_attributes
     rows: list[dict[str, Any]] = []
     # the child stream is derived only for a randomized metric: deriving costs per job
@@ -235,6 +232,10 @@ def tidy_table(frame: pd.DataFrame, cells: Sequence[Cell], dataset: str) -> pd.D
             frame[axis] = values.astype("Int64")
         elif pd.api.types.is_numeric_dtype(values):
             frame[axis] = values.astype(float)
-    ordered = ["dataset", "method", *axes, "rep", "seed", "cell_id", "metric", "attribute", "value"]
+    ordered = ["dataset", "method", *axes, "rep", "seed", "cell_id", "metric", "attribute",
+               "value", *GUARANTEE_COLUMNS]
     frame["attribute"] = frame["attribute"].astype("string")
+    frame["guarantee_k"] = frame["guarantee_k"].astype("Int64")
+    for column in ("guarantee_epsilon_per_attribute", "guarantee_epsilon_total", "guarantee_t"):
+        frame[column] = frame[column].astype(float)
     return frame[ordered]
