@@ -26,6 +26,10 @@ from anonlab.validation import check_option
 GROUNDS: tuple[str, ...] = ("distinct", "rank")
 
 
+#: :meth:`OrderedEMD.of_partition` counts bins densely while clusters × bins ≤ this × n
+DENSE_LIMIT = 16
+
+
 class OrderedEMD:
     """EMD of clusters of one data set's confidential attribute against the whole data set.
 
@@ -84,9 +88,12 @@ class OrderedEMD:
         return float(self.of_counts(self.counts(records)))
 
     def of_partition(self, labels: np.ndarray) -> np.ndarray:
-        """EMD of every cluster of a partition (labels 0..c−1)."""
-        if self.sparse:
-            return self._sorted_partition(np.asarray(labels, dtype=np.int64))
+        """EMD of every cluster of a partition (labels 0..c−1): from dense bin counts when
+        the ``(clusters, m)`` array is small beside the n records, else from the members'
+        sorted bins, O(n log n) (many small clusters over many distinct values)."""
+        labels = np.asarray(labels, dtype=np.int64)
+        if self.sparse or (labels.max(initial=0) + 1) * self.m > DENSE_LIMIT * len(labels):
+            return self._sorted_partition(labels)
         return self.of_counts(self.cluster_counts(labels))
 
     def of_sorted_bins(self, bins: np.ndarray) -> float:
