@@ -140,12 +140,12 @@ def test_the_report_folder_is_self_contained_and_can_be_moved(results, report, t
 def test_targets_not_run_give_the_command(results, report):
     _, page, markdown = report
     adult = section(page, "dp-ir-figure-2")
-    assert "not run" in adult and f"python run.py +experiment=adult_ir results_dir={results}" \
+    assert "not run" in adult and f"anonlab run +experiment=adult_ir results_dir={results}" \
         in adult
     assert run_command("adult_ir", ROOT / "results" / "quick", "quick") == \
-        "python run.py +experiment=adult_ir profile=quick"
+        "anonlab run +experiment=adult_ir profile=quick"
     assert run_command("adult_ir", Path("results"), "paper", "text") == \
-        "python run.py +experiment=adult_ir reading=text"
+        "anonlab run +experiment=adult_ir reading=text"
 
 
 def test_a_bad_claim_does_not_stop_the_others(results):

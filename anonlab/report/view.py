@@ -221,7 +221,7 @@ def run_command(experiment: str, results_dir: Path, profile: str,
     """The command that writes ``experiment``'s results (under ``reading``) into
     ``results_dir``."""
     base = results_dir if profile == PAPER_PROFILE else results_dir.parent
-    command = f"python run.py +experiment={experiment}"
+    command = f"anonlab run +experiment={experiment}"  # works installed and in a checkout
     if reading:
         command += f" reading={reading}"
     if profile != PAPER_PROFILE:
