@@ -195,12 +195,9 @@ class Protector(TransformerMixin, BaseEstimator):
     learns nothing; ``transform`` protects the frame it is given (in a pipeline, each call
     protects its own data) and returns a DataFrame with every column. After
     ``transform``, ``guarantee_`` is the release's guarantee (a dict, as
-    ``released.attrs["guarantee"]``).
-
-    Parameters
-    ----------
-    method, columns, domains, hierarchies, roles, alpha, seed, **params : as for
-        :func:`protect`.
+    ``released.attrs["guarantee"]``). The constructor takes :func:`protect`'s arguments
+    but the frame: ``method``, ``columns``, ``domains``, ``hierarchies``, ``roles``,
+    ``alpha``, ``seed`` and the method's ``**params``.
     """
 
     _OWN = ("method", "columns", "domains", "hierarchies", "roles", "alpha", "seed")
