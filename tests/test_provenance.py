@@ -206,3 +206,18 @@ def test_all_runs_every_reading_of_the_catalog_then_the_report(tmp_path, conf_co
     out = run_cli(f"--config-path={conf}", "+experiment=all", "reading=small_grid",
                   f"results_dir={tmp_path / 'b'}")
     assert out.returncode == 2 and "+experiment=all runs every experiment" in out.stderr
+
+
+def test_git_commit_only_for_the_checkout_holding_the_code(tmp_path):
+    """An installed package inside another repository's folder records no commit."""
+    import subprocess
+
+    from anonlab.runner.store import git_commit
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=x", "-c", "user.email=x@x",
+                    "commit", "-q", "--allow-empty", "-m", "x"], check=True)
+    (tmp_path / "venv" / "site-packages").mkdir(parents=True)
+    assert git_commit(tmp_path)["commit"] is not None
+    assert git_commit(tmp_path / "venv" / "site-packages") == {
+        "commit": None, "dirty": None, "diff_sha256": None}

@@ -58,16 +58,6 @@ class Guarantee:
         return {("guarantee" if name == "notion" else f"guarantee_{name}"): value
                 for name, value in asdict(self).items()}
 
-    def __str__(self) -> str:
-        text = self.notion
-        if self.epsilon_total is not None:
-            text += (f" (ε {self.epsilon_per_attribute:g} per attribute, "
-                     f"{self.epsilon_total:g} in total)")
-        levels = [f"{name} = {value:g}" for name, value in (("k", self.k), ("t", self.t))
-                  if value is not None]
-        text += f", {', '.join(levels)}" if levels else ""
-        return text + (f"; caveat: {self.caveat}" if self.caveat else "")
-
 
 #: the result table's guarantee columns, in order (:meth:`Guarantee.as_columns`)
 COLUMNS = ("guarantee", "guarantee_epsilon_per_attribute", "guarantee_epsilon_total",
