@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 
 import data_fetch
 from anonlab.microaggregation import standardise
+from anonlab.microaggregation.kernels import centroid, sq_distances
 from anonlab.tcloseness import OrderedEMD, proposition_2_bound
 from anonlab.tcloseness.tfirst import subset_sizes, tclose_tfirst, tfirst_cluster_size
 from anonlab.validation import ParameterError
@@ -100,11 +101,11 @@ def reference_tfirst(qi: np.ndarray, confidential: np.ndarray, k: int, t: float)
     labels = np.full(n, -1)
 
     def dist(i: int, point: np.ndarray) -> float:
-        # the kernel's arithmetic for a squared distance (einsum): summed in another order,
-        # two distances equal in real arithmetic (two records left, equidistant from their
-        # mean) can differ in the last bit and break the lowest-index tie rule differently
-        diff = (points[i] - point)[None, :]
-        return float(np.einsum("ij,ij->i", diff, diff)[0])
+        # the kernels' arithmetic for a squared distance (summed in attribute order): in
+        # another order, two distances equal in real arithmetic (two records left,
+        # equidistant from their mean) can differ in the last bit and break the
+        # lowest-index tie rule differently
+        return float(sq_distances(points[i][None, :], point)[0])
 
     def farthest(point: np.ndarray) -> int:
         return min(remaining, key=lambda i: (-dist(i, point), i))
@@ -123,7 +124,7 @@ def reference_tfirst(qi: np.ndarray, confidential: np.ndarray, k: int, t: float)
 
     label = 0
     while remaining:
-        x0 = farthest(points[sorted(remaining)].mean(axis=0))
+        x0 = farthest(centroid(points[sorted(remaining)]))
         grow(x0, label)
         label += 1
         if remaining:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonlab.microaggregation.kernels import centroid, mdav_kernel, sq_distances
 from anonlab.validation import check_int
 
 
@@ -35,13 +36,12 @@ class RemainingRecords:
 
     def sq_distances(self, point: np.ndarray, fill: float) -> np.ndarray:
         """Squared Euclidean distances to ``point``; ``fill`` at assigned positions."""
-        diff = self.points - point
-        d = np.einsum("ij,ij->i", diff, diff)
+        d = sq_distances(self.points, point)
         d[~self.alive] = fill
         return d
 
     def centroid(self) -> np.ndarray:
-        return self.points[self.alive].mean(axis=0)
+        return centroid(self.points[self.alive])
 
     def cluster_around(self, position: int, k: int, distances: np.ndarray) -> np.ndarray:
         """``position`` and its ``k − 1`` nearest unassigned records (``distances`` from it,
@@ -71,29 +71,9 @@ def mdav(values: np.ndarray, k: int) -> np.ndarray:
     from r and its k − 1 nearest. With 2k..3k−1 left, one more cluster around the record
     farthest from the centroid and the rest as the last cluster; with fewer than 2k, the
     rest form one cluster. Every cluster has k records except the last (k..2k−1). Ties go
-    to the lowest record index. One vectorised distance pass per step.
+    to the lowest record index. The loop is compiled (:func:`~anonlab.microaggregation.
+    kernels.mdav_kernel`); ``benchmarks/reference.py`` keeps the NumPy loop it matches.
     """
     points = standardise(values)
-    n = len(points)
-    k = check_int(k, "k", 1, n)
-    labels = np.full(n, -1, dtype=np.int64)
-    rest = RemainingRecords(points)
-    cluster = 0
-    while rest.count >= 3 * k:
-        r = int(np.argmax(rest.sq_distances(rest.centroid(), -np.inf)))
-        from_r = rest.sq_distances(rest.points[r], np.inf)
-        labels[rest.take(rest.cluster_around(r, k, from_r))] = cluster
-        from_r[~rest.alive] = -np.inf
-        s = int(np.argmax(from_r))
-        from_s = rest.sq_distances(rest.points[s], np.inf)
-        labels[rest.take(rest.cluster_around(s, k, from_s))] = cluster + 1
-        cluster += 2
-        rest.compact()
-    if rest.count >= 2 * k:
-        r = int(np.argmax(rest.sq_distances(rest.centroid(), -np.inf)))
-        from_r = rest.sq_distances(rest.points[r], np.inf)
-        labels[rest.take(rest.cluster_around(r, k, from_r))] = cluster
-        cluster += 1
-    if rest.count:
-        labels[rest.take(np.flatnonzero(rest.alive))] = cluster
-    return labels
+    k = check_int(k, "k", 1, len(points))
+    return mdav_kernel(np.ascontiguousarray(points, dtype=float), k)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonlab.microaggregation.kernels import sq_distances
 from anonlab.microaggregation.mdav import mdav, standardise
 from anonlab.tcloseness.emd import OrderedEMD
 from anonlab.validation import ParameterError, check_int, check_t
@@ -88,8 +89,7 @@ def merge_until_t_close(points: np.ndarray, labels: np.ndarray, emd: OrderedEMD,
         if greatest <= threshold:
             break
         worst = int(np.argmax(emds >= greatest - EMD_TOLERANCE))  # lowest label among ties
-        diff = centroids - centroids[worst]
-        dist = np.einsum("ij,ij->i", diff, diff)
+        dist = sq_distances(centroids, centroids[worst])
         dist[~alive] = np.inf
         dist[worst] = np.inf
         nearest_dist = dist.min()

@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from anonlab.microaggregation.kernels import centroid, sq_distances
 from anonlab.microaggregation.mdav import standardise
 from anonlab.tcloseness.emd import OrderedEMD
 from anonlab.tcloseness.merge import merge_until_t_close
@@ -210,12 +211,11 @@ class _Subsets:
         self.lengths = np.diff(np.append(self.starts, len(self.subset)))
 
     def centroid(self) -> np.ndarray:
-        return self.points[self.alive].mean(axis=0)
+        return centroid(self.points[self.alive])
 
     def distances(self, point: np.ndarray) -> np.ndarray:
         """Squared Euclidean distances to ``point`` (assigned positions included)."""
-        diff = self.points - point
-        return np.einsum("ij,ij->i", diff, diff)
+        return sq_distances(self.points, point)
 
     def farthest(self, distances: np.ndarray) -> int:
         """Position of the remaining record farthest away, ties by lowest record index."""

@@ -1,0 +1,200 @@
+"""Compiled loops of MDAV (numba): the sequential remaining-records loop NumPy cannot
+express without one array pass, and one Python round trip, per step.
+
+The arithmetic is fixed so the compiled and the NumPy code agree to the bit, ties
+included: a squared distance is the sum of the squared differences in attribute order
+(:func:`sq_distances`), a centroid the sum of the rows in record order divided by their
+number (:func:`centroid`). ``benchmarks/reference.py`` keeps the NumPy
+implementation; ``tests/test_kernels.py`` checks that both give identical partitions.
+
+Compiled functions are cached beside the module (``cache=True``), so a process pays the
+compilation (about a second per function) only the first time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+def sq_distances(points: np.ndarray, point: np.ndarray) -> np.ndarray:
+    """Squared Euclidean distance of every row of ``points`` to ``point``, summed in
+    attribute order (the compiled kernels' arithmetic, unlike ``einsum``'s, whose order
+    follows the CPU's vector width)."""
+    diff = points - point
+    out = diff[:, 0] * diff[:, 0]
+    for j in range(1, diff.shape[1]):
+        out += diff[:, j] * diff[:, j]
+    return out
+
+
+#: up to this k, the nearest records are kept in a sorted buffer during one pass
+SMALL_K = 16
+
+
+def centroid(points: np.ndarray) -> np.ndarray:
+    """Mean of the rows of ``points``, summed in record order (``mean(axis=0)`` sums a
+    single column pairwise instead, so its last bit depends on the layout)."""
+    return np.add.accumulate(points, axis=0)[-1] / len(points)
+
+
+@njit(cache=True)
+def _select(values: np.ndarray, rank: int) -> float:
+    """The ``rank``-th smallest of ``values`` (0-based; ``values`` is reordered):
+    quickselect with a median-of-three pivot, expected O(len)."""
+    low, high = 0, len(values) - 1
+    while low < high:
+        middle = (low + high) // 2
+        a, b, c = values[low], values[middle], values[high]
+        pivot = max(min(a, b), min(max(a, b), c))
+        i, j = low, high
+        while i <= j:
+            while values[i] < pivot:
+                i += 1
+            while values[j] > pivot:
+                j -= 1
+            if i <= j:
+                values[i], values[j] = values[j], values[i]
+                i += 1
+                j -= 1
+        if rank <= j:
+            high = j
+        elif rank >= i:
+            low = i
+        else:
+            return values[rank]
+    return values[rank]
+
+
+@njit(cache=True)
+def _distances(cols: np.ndarray, size: int, point: np.ndarray, out: np.ndarray) -> None:
+    """Squared distances of the first ``size`` records (columns of ``cols``) to ``point``,
+    attribute by attribute (each record's sum in attribute order; vectorised over
+    records)."""
+    for j in range(cols.shape[0]):
+        column, value = cols[j], point[j]
+        if j == 0:
+            for i in range(size):
+                d = column[i] - value
+                out[i] = d * d
+        else:
+            for i in range(size):
+                d = column[i] - value
+                out[i] += d * d
+
+
+@njit(cache=True)
+def _centroid(cols: np.ndarray, size: int, alive: np.ndarray, count: int) -> np.ndarray:
+    """Mean of the alive records, summed in record order."""
+    m = cols.shape[0]
+    total = np.zeros(m)
+    for i in range(size):
+        if alive[i]:
+            for j in range(m):
+                total[j] += cols[j, i]
+    return total / count
+
+
+@njit(cache=True)
+def _argmax(values: np.ndarray, size: int, alive: np.ndarray) -> int:
+    """The first alive position of the largest value."""
+    best = -1
+    for i in range(size):
+        if alive[i] and (best < 0 or values[i] > values[best]):
+            best = i
+    return best
+
+
+@njit(cache=True)
+def _take_nearest(distances: np.ndarray, size: int, alive: np.ndarray, seed: int, k: int,
+                  scratch: np.ndarray, index: np.ndarray, labels: np.ndarray,
+                  label: int) -> None:
+    """Label ``seed`` and the ``k − 1`` alive records nearest to it (ties by lowest
+    position, as :func:`~anonlab.microaggregation.mdav.closest_positions`), and mark them
+    taken. A small k keeps the k smallest (distance, position) pairs in one pass; a large
+    one selects the k-th distance, then takes the records below it and the first ones
+    equal to it."""
+    if k <= SMALL_K:
+        values = np.empty(k)
+        positions = np.empty(k, dtype=np.int64)
+        filled = 0
+        for i in range(size):
+            if not alive[i]:
+                continue
+            d = -1.0 if i == seed else distances[i]
+            if filled == k and d >= values[k - 1]:
+                continue
+            at = filled if filled < k else k - 1
+            while at > 0 and values[at - 1] > d:  # strict: an equal value stays ahead
+                if at < k:
+                    values[at] = values[at - 1]
+                    positions[at] = positions[at - 1]
+                at -= 1
+            values[at] = d
+            positions[at] = i
+            filled = min(filled + 1, k)
+        for i in positions:
+            alive[i] = False
+            labels[index[i]] = label
+        return
+    count = 0
+    for i in range(size):
+        if alive[i]:
+            scratch[count] = -1.0 if i == seed else distances[i]
+            count += 1
+    kth = _select(scratch[:count], k - 1)
+    taken = 0
+    for i in range(size):
+        if alive[i] and (i == seed and -1.0 < kth or i != seed and distances[i] < kth):
+            alive[i] = False
+            labels[index[i]] = label
+            taken += 1
+    for i in range(size):
+        if taken == k:
+            break
+        if alive[i] and (-1.0 if i == seed else distances[i]) == kth:
+            alive[i] = False
+            labels[index[i]] = label
+            taken += 1
+
+
+@njit(cache=True)
+def mdav_kernel(points: np.ndarray, k: int) -> np.ndarray:
+    """MDAV labels of standardised ``points`` (see :func:`anonlab.microaggregation.mdav`):
+    the NumPy loop of ``benchmarks/reference.py``, step for step, the remaining records
+    compacted once a quarter of them are used up. The records are stored by column, so each
+    distance pass is vectorised over records."""
+    n, m = points.shape
+    labels = np.full(n, -1, dtype=np.int64)
+    cols = np.ascontiguousarray(points.T)
+    index = np.arange(n)
+    alive = np.ones(n, dtype=np.bool_)
+    distances = np.empty(n)
+    scratch = np.empty(n)
+    size, count, cluster = n, n, 0
+    while count >= 3 * k:
+        _distances(cols, size, _centroid(cols, size, alive, count), distances)
+        r = _argmax(distances, size, alive)
+        _distances(cols, size, cols[:, r].copy(), distances)
+        _take_nearest(distances, size, alive, r, k, scratch, index, labels, cluster)
+        s = _argmax(distances, size, alive)  # the remaining record farthest from r
+        _distances(cols, size, cols[:, s].copy(), distances)
+        _take_nearest(distances, size, alive, s, k, scratch, index, labels, cluster + 1)
+        count -= 2 * k
+        cluster += 2
+        if count * 4 < size * 3:  # compact, keeping the records' order
+            keep = np.flatnonzero(alive[:size])
+            cols = np.ascontiguousarray(cols[:, keep])
+            index = index[keep]
+            size = len(keep)
+            alive = np.ones(size, dtype=np.bool_)
+    if count >= 2 * k:
+        _distances(cols, size, _centroid(cols, size, alive, count), distances)
+        r = _argmax(distances, size, alive)
+        _distances(cols, size, cols[:, r].copy(), distances)
+        _take_nearest(distances, size, alive, r, k, scratch, index, labels, cluster)
+        cluster += 1
+    for i in range(size):
+        if alive[i]:
+            labels[index[i]] = cluster
+    return labels
