@@ -68,40 +68,70 @@ def _select(values: np.ndarray, rank: int) -> float:
 
 @njit(cache=True)
 def _distances(cols: np.ndarray, size: int, point: np.ndarray, out: np.ndarray) -> None:
-    """Squared distances of the first ``size`` records (columns of ``cols``) to ``point``,
-    attribute by attribute (each record's sum in attribute order; vectorised over
-    records)."""
-    for j in range(cols.shape[0]):
-        column, value = cols[j], point[j]
-        if j == 0:
+    """Squared distances of the first ``size`` records (columns of ``cols``) to ``point``:
+    each record's sum in attribute order, four attributes per pass over the records
+    (vectorised over records)."""
+    m, j = cols.shape[0], 0
+    while j < m:
+        if m - j >= 4:
+            c0, c1, c2, c3 = cols[j], cols[j + 1], cols[j + 2], cols[j + 3]
+            p0, p1, p2, p3 = point[j], point[j + 1], point[j + 2], point[j + 3]
             for i in range(size):
-                d = column[i] - value
-                out[i] = d * d
+                d0, d1, d2, d3 = c0[i] - p0, c1[i] - p1, c2[i] - p2, c3[i] - p3
+                total = d0 * d0 if j == 0 else out[i] + d0 * d0
+                out[i] = total + d1 * d1 + d2 * d2 + d3 * d3
+            j += 4
         else:
+            column, value = cols[j], point[j]
             for i in range(size):
-                d = column[i] - value
-                out[i] += d * d
+                d0 = column[i] - value
+                out[i] = d0 * d0 if j == 0 else out[i] + d0 * d0
+            j += 1
+
+
+#: the centroid pass keeps this many column sums in registers at once
+_BLOCK = 8
 
 
 @njit(cache=True)
 def _centroid(cols: np.ndarray, size: int, alive: np.ndarray, count: int) -> np.ndarray:
-    """Mean of the alive records, summed in record order."""
+    """Mean of the alive records, summed in record order; the sums of up to ``_BLOCK``
+    columns are accumulated together in scalars (an array accumulator costs a store and
+    a load per value, six times slower)."""
     m = cols.shape[0]
     total = np.zeros(m)
-    for i in range(size):
-        if alive[i]:
-            for j in range(m):
-                total[j] += cols[j, i]
+    for j0 in range(0, m, _BLOCK):
+        # the block's columns; past the last column, the last column again (not stored)
+        last = m - 1
+        c0, c1, c2, c3 = cols[j0], cols[min(j0 + 1, last)], cols[min(j0 + 2, last)], \
+            cols[min(j0 + 3, last)]
+        c4, c5, c6, c7 = cols[min(j0 + 4, last)], cols[min(j0 + 5, last)], \
+            cols[min(j0 + 6, last)], cols[min(j0 + 7, last)]
+        a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
+        for i in range(size):
+            if alive[i]:
+                a0 += c0[i]
+                a1 += c1[i]
+                a2 += c2[i]
+                a3 += c3[i]
+                a4 += c4[i]
+                a5 += c5[i]
+                a6 += c6[i]
+                a7 += c7[i]
+        sums = (a0, a1, a2, a3, a4, a5, a6, a7)
+        for q in range(min(_BLOCK, m - j0)):
+            total[j0 + q] = sums[q]
     return total / count
 
 
 @njit(cache=True)
 def _argmax(values: np.ndarray, size: int, alive: np.ndarray) -> int:
-    """The first alive position of the largest value."""
-    best = -1
+    """The first alive position of the largest value (``values`` finite)."""
+    best, largest = -1, -np.inf
     for i in range(size):
-        if alive[i] and (best < 0 or values[i] > values[best]):
-            best = i
+        value = values[i] if alive[i] else -np.inf
+        if value > largest:
+            best, largest = i, value
     return best
 
 
