@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -95,9 +96,9 @@ class Dataset:
                 return attr
         raise KeyError(name)
 
-    @property
+    @cached_property
     def protected_attributes(self) -> tuple[Attribute, ...]:
-        """The protected :class:`Attribute` objects, in order."""
+        """The protected :class:`Attribute` objects, in order (looked up once per view)."""
         return tuple(self.attribute(name) for name in self.protected)
 
     def protect_first(self, m: int) -> Dataset:
@@ -121,6 +122,14 @@ class Dataset:
             if a.alpha is not None else a
             for a in self.attributes)
         return replace(self, attributes=attributes)
+
+    def computed_once(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """``compute()`` the first time ``key`` is asked of this view, then the stored
+        value: what every release of the view shares (a metric's reference histograms)."""
+        store = self.__dict__.setdefault("_computed", {})
+        if key not in store:
+            store[key] = compute()
+        return store[key]
 
     @cached_property
     def protected_values(self) -> np.ndarray:

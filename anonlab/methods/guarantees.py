@@ -55,8 +55,10 @@ class Guarantee:
     def as_columns(self) -> dict[str, Any]:
         """The fields as result-table columns: ``guarantee`` (the notion) and
         ``guarantee_<field>`` (:data:`COLUMNS`)."""
-        return {("guarantee" if name == "notion" else f"guarantee_{name}"): value
-                for name, value in asdict(self).items()}
+        return {"guarantee": self.notion,  # written per job: no asdict's deep copy
+                "guarantee_epsilon_per_attribute": self.epsilon_per_attribute,
+                "guarantee_epsilon_total": self.epsilon_total, "guarantee_k": self.k,
+                "guarantee_t": self.t, "guarantee_caveat": self.caveat}
 
 
 #: the result table's guarantee columns, in order (:meth:`Guarantee.as_columns`)

@@ -92,6 +92,12 @@ class AttributeMetric(_Options):
     option_choices: Mapping[str, tuple[Any, ...]] = field(default_factory=dict, hash=False)
     options: Mapping[str, Any] = field(default_factory=dict, hash=False)
     requires: tuple[str, ...] = ()
+    #: the metric in two parts, when ``per_attribute`` is their composition: what depends
+    #: on the original data only, ``reference(original, attributes, **options)``, computed
+    #: once per data set view and shared by all its releases, and ``against(reference,
+    #: released)``, per release
+    reference: Callable[..., Any] | None = field(default=None, hash=False)
+    against: Callable[[Any, np.ndarray], np.ndarray] | None = field(default=None, hash=False)
     randomized = False  # per-attribute metrics are deterministic (see ReleaseMetric)
 
     def values(self, original: np.ndarray, released: np.ndarray,
@@ -107,8 +113,16 @@ class AttributeMetric(_Options):
     def of_release(self, view: Dataset, release: Release,
                    rng: np.random.Generator | None = None) -> float:
         """The metric of a :class:`~anonlab.methods.Release` of ``view`` (``rng`` is unused:
-        per-attribute metrics are deterministic)."""
-        return self.evaluate(view.protected_values, release.values, view.protected_attributes)
+        per-attribute metrics are deterministic). The original's part (``reference``) is
+        computed once per view."""
+        if self.reference is None or self.against is None:
+            return self.evaluate(view.protected_values, release.values,
+                                 view.protected_attributes)
+        options = self.options
+        reference = view.computed_once(
+            ("metric", self.name, tuple(sorted(options.items()))),
+            lambda: self.reference(view.protected_values, view.protected_attributes, **options))
+        return float(np.mean(self.against(reference, release.values)))
 
     def by_attribute(
         self, original: pd.DataFrame, released: pd.DataFrame, dataset: Dataset

@@ -4,8 +4,6 @@ protected records and tested on original ones (iDP §4.2)."""
 from __future__ import annotations
 
 import numpy as np
-from sklearn.ensemble import RandomForestClassifier
-from sklearn.metrics import f1_score
 
 from anonlab.datasets import Dataset
 from anonlab.methods.base import Release
@@ -30,6 +28,9 @@ def forest_f_measure(view: Dataset, release: Release,
     if view.target is None:
         raise ParameterError(f"metric 'f_measure' needs a class: dataset {view.name!r} has no "
                              "dataset.target")
+    from sklearn.ensemble import RandomForestClassifier  # imported here: 0.8 s, rarely needed
+    from sklearn.metrics import f1_score
+
     split = train_size(view.n)
     classes = sorted(view.target.unique())
     labels = view.target.to_numpy()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import rel_entr
@@ -54,6 +55,45 @@ def data_range(
     return low, np.where(width > 0, width, domain_width)
 
 
+@dataclass(frozen=True)
+class JSDReference:
+    """The original data's side of :func:`jsd`: which attributes are continuous, their
+    bins (``low``, ``width``) and counts, and the discrete columns' values."""
+
+    continuous: np.ndarray
+    low: np.ndarray
+    width: np.ndarray
+    counts: np.ndarray
+    discrete_values: np.ndarray
+
+
+def jsd_reference(original: np.ndarray, attributes: Sequence[Attribute],
+                  bins: str = "domain") -> JSDReference:
+    """The original's histograms of :func:`jsd`, shared by every release of a data set."""
+    continuous = np.array([not a.discrete for a in attributes], dtype=bool)
+    low = width = counts = np.empty(0)
+    if continuous.any():
+        kept = [a for a in attributes if not a.discrete]
+        if bins == "domain":  # DP-IR §4.2: bins of 1/100th of the attribute domain
+            low, width = domain_arrays(kept)
+        else:
+            low, width = data_range(original[:, continuous], kept)
+        counts = equal_bin_counts(original[:, continuous], low, width).astype(float)
+    return JSDReference(continuous, low, width, counts, original[:, ~continuous])
+
+
+def jsd_against(reference: JSDReference, released: np.ndarray) -> np.ndarray:
+    """JSD per attribute between the original's histograms and ``released``'s."""
+    out = np.empty(len(reference.continuous))
+    if reference.continuous.any():
+        q = equal_bin_counts(released[:, reference.continuous], reference.low, reference.width)
+        out[reference.continuous] = js_divergence(reference.counts, q.astype(float))
+    for i, j in enumerate(np.flatnonzero(~reference.continuous)):
+        p, q = value_counts_pair(reference.discrete_values[:, i], released[:, j])
+        out[j] = js_divergence(p.astype(float), q.astype(float))
+    return out
+
+
 def jsd(original: np.ndarray, released: np.ndarray, attributes: Sequence[Attribute],
         bins: str = "domain") -> np.ndarray:
     """JSD per attribute between the original and released histograms (DP-IR §4.2).
@@ -63,22 +103,9 @@ def jsd(original: np.ndarray, released: np.ndarray, attributes: Sequence[Attribu
     values outside it count in the edge bins); discrete ones (``discrete``) one bin per
     value.
     """
-    out = np.empty(len(attributes))
-    discrete = np.array([a.discrete for a in attributes], dtype=bool)
-    if (~discrete).any():
-        continuous = [a for a in attributes if not a.discrete]
-        if bins == "domain":  # DP-IR §4.2: bins of 1/100th of the attribute domain
-            low, width = domain_arrays(continuous)
-        else:
-            low, width = data_range(original[:, ~discrete], continuous)
-        p = equal_bin_counts(original[:, ~discrete], low, width)
-        q = equal_bin_counts(released[:, ~discrete], low, width)
-        out[~discrete] = js_divergence(p.astype(float), q.astype(float))
-    for j in np.flatnonzero(discrete):
-        p, q = value_counts_pair(original[:, j], released[:, j])
-        out[j] = js_divergence(p.astype(float), q.astype(float))
-    return out
+    return jsd_against(jsd_reference(original, attributes, bins), released)
 
 
 JSD = AttributeMetric("jsd", jsd, "Jensen-Shannon divergence, 100 bins over the domain or "
-                     "the data's [min, max] (option bins) (bits)", option_choices={"bins": BINS})
+                     "the data's [min, max] (option bins) (bits)", option_choices={"bins": BINS},
+                     reference=jsd_reference, against=jsd_against)

@@ -1,14 +1,20 @@
-"""Grid expansion, seeds, parallel execution, result store."""
+"""Grid expansion, seeds, parallel execution, result store.
 
-from anonlab.runner.execute import run_cells
-from anonlab.runner.experiment import (
-    Experiment,
-    build_experiment,
-    render_experiment,
-    run_experiment,
-)
-from anonlab.runner.grid import Cell, expand_grid
-from anonlab.runner.seeds import cell_id, rng_for
+The names below are imported on first use, so a worker that only runs jobs
+(:mod:`anonlab.runner.execute`) does not import the figures and the claims checker."""
+
+from importlib import import_module
+from typing import Any
 
 __all__ = ["Cell", "Experiment", "build_experiment", "cell_id", "expand_grid",
            "render_experiment", "rng_for", "run_cells", "run_experiment"]
+
+_LAZY = {"run_cells": "execute", "Experiment": "experiment", "build_experiment": "experiment",
+         "render_experiment": "experiment", "run_experiment": "experiment",
+         "Cell": "grid", "expand_grid": "grid", "cell_id": "seeds", "rng_for": "seeds"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(f"anonlab.runner.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'anonlab.runner' has no attribute {name!r}")
