@@ -293,11 +293,15 @@ def _figure_legend(fig: Figure, entries: Mapping[str, tuple[tuple[int, int], Art
 
 
 def save_figure(fig: Figure, directory: Path, name: str) -> list[Path]:
-    """Save ``fig`` as ``name.png`` and ``name.pdf`` in ``directory``, atomically."""
+    """Save ``fig`` as ``name.png`` and ``name.pdf`` in ``directory``, atomically; the
+    same figure gives the same bytes."""
     paths = []
     for fmt in ("png", "pdf"):
         target = directory / f"{name}.{fmt}"
-        write_atomic(target, lambda tmp, fmt=fmt: fig.savefig(tmp, format=fmt, dpi=150))
+        # no creation date in a PDF, so the same results give the same bytes
+        metadata = {"CreationDate": None} if fmt == "pdf" else None
+        write_atomic(target, lambda tmp, fmt=fmt, metadata=metadata: fig.savefig(
+            tmp, format=fmt, dpi=150, metadata=metadata))
         paths.append(target)
     plt.close(fig)
     return paths

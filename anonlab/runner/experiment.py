@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from joblib import Parallel, delayed, effective_n_jobs
 
 from anonlab.catalog import apply_reading
 from anonlab.config import OVERRIDES_KEY, PAPER_PROFILE, apply_profile
@@ -338,6 +339,11 @@ def check_reachable(address: str, timeout: float = 3.0) -> None:
                              f"({error.strerror or error})") from None
 
 
+def draw_figure(table: pd.DataFrame, spec: FigureSpec, directory: Path) -> list[Path]:
+    """Draw ``spec`` from the result ``table`` and save it in ``directory``."""
+    return save_figure(plot_curves(table, spec), directory, spec.name)
+
+
 def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None) -> list[Path]:
     """Draw every figure and lay out every table of ``experiment`` from its stored results
     (``figures/*.png|pdf``, ``tables/*.csv|md``)."""
@@ -345,9 +351,15 @@ def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None)
         if not experiment.results_path.is_file():
             raise ParameterError(f"no results at {str(experiment.results_path)!r}: run it first")
         table = pd.read_parquet(experiment.results_path)
-    paths: list[Path] = []
-    for spec in experiment.figures:
-        paths += save_figure(plot_curves(table, spec), experiment.out_dir / "figures", spec.name)
+    directory = experiment.out_dir / "figures"
+    figures = experiment.figures
+    workers = min(len(figures), effective_n_jobs(experiment.n_jobs))
+    if workers > 1:  # about 0.8 s a figure (PNG and PDF), so several are drawn in parallel
+        drawn = Parallel(n_jobs=workers)(delayed(draw_figure)(table, spec, directory)
+                                         for spec in figures)
+    else:
+        drawn = [draw_figure(table, spec, directory) for spec in figures]
+    paths: list[Path] = [path for files in drawn for path in files]
     for name, builder in experiment.tables:
         try:
             laid_out = builder(table)
