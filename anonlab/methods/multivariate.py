@@ -12,7 +12,8 @@ from anonlab.datasets import Dataset
 from anonlab.mechanisms import LaplaceMechanism, insensitive_microaggregation_sensitivity
 from anonlab.methods.base import Method, Release, codes_of, postprocess, split_kinds
 from anonlab.methods.categorical import centroid_codes, private_centroid_codes
-from anonlab.microaggregation import cluster_means, insensitive_labels, mdav
+from anonlab.microaggregation import cluster_means, mdav
+from anonlab.microaggregation.insensitive import domain_order, labels_in_order
 from anonlab.semantics import marginality_rank, value_change_sensitivity
 from anonlab.validation import ParameterError, check_int
 
@@ -33,8 +34,12 @@ def _order_coordinates(dataset: Dataset) -> np.ndarray:
 
 
 def _insensitive_clusters(dataset: Dataset, k: int) -> np.ndarray:
+    """Groups of k in the insensitive order, which depends on the data set only and is
+    sorted once per data set view (as its sorted columns are)."""
     m = len(dataset.protected)
-    return insensitive_labels(_order_coordinates(dataset), np.zeros(m), np.ones(m), k)
+    order = dataset.computed_once("insensitive order", lambda: domain_order(
+        _order_coordinates(dataset), np.zeros(m), np.ones(m)))
+    return labels_in_order(order, k)
 
 
 def _centroids(dataset: Dataset, labels: np.ndarray) -> np.ndarray:

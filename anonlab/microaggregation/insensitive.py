@@ -29,7 +29,12 @@ def insensitive_labels(values: np.ndarray, low: np.ndarray, width: np.ndarray,
                        k: int) -> np.ndarray:
     """Cluster label of each record: groups of k consecutive records in the domain order,
     ⌊n/k⌋ clusters of size k except the last (k..2k−1)."""
-    order = domain_order(values, low, width)
+    return labels_in_order(domain_order(values, low, width), k)
+
+
+def labels_in_order(order: np.ndarray, k: int) -> np.ndarray:
+    """Cluster label of each record given the records in ``order``: groups of k
+    consecutive records, the last absorbing the n mod k remaining ones."""
     labels = np.empty(len(order), dtype=np.int64)
     labels[order] = ranking_labels(len(order), k)
     return labels
