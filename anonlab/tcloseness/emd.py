@@ -20,6 +20,7 @@ Two ground distances (:data:`GROUNDS`), which differ only when confidential valu
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from anonlab.validation import check_option
 
@@ -197,6 +198,152 @@ class ClusterMasses:
             self.members = [b for b, a in zip(self.members, alive, strict=True) if a]
         else:
             self.counts = self.counts[alive]
+
+
+# Compiled forms of the EMD of one cluster, for Algorithm 1's merging loop
+# (anonlab/tcloseness/merge.py). They repeat NumPy's arithmetic operation for operation, so
+# their EMDs equal :meth:`OrderedEMD.of_counts` and :meth:`OrderedEMD.of_sorted_bins` to
+# the bit.
+
+#: NumPy sums a contiguous float64 run pairwise in blocks of at most this many values
+_PAIRWISE_BLOCK = 128
+
+
+@njit(cache=True)
+def _pairwise_block(values: np.ndarray, start: int, count: int) -> float:
+    """NumPy's sum of at most 128 contiguous values: fewer than 8 in order; else eight
+    interleaved partial sums combined as ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)),
+    then the rest in order."""
+    if count < 8:
+        total = 0.0
+        for i in range(start, start + count):
+            total += values[i]
+        return total
+    r0, r1, r2, r3 = values[start], values[start + 1], values[start + 2], values[start + 3]
+    r4, r5, r6, r7 = values[start + 4], values[start + 5], values[start + 6], \
+        values[start + 7]
+    i = start + 8
+    stop = start + count - count % 8
+    while i < stop:
+        r0 += values[i]
+        r1 += values[i + 1]
+        r2 += values[i + 2]
+        r3 += values[i + 3]
+        r4 += values[i + 4]
+        r5 += values[i + 5]
+        r6 += values[i + 6]
+        r7 += values[i + 7]
+        i += 8
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < start + count:
+        total += values[i]
+        i += 1
+    return total
+
+
+@njit(cache=True)
+def pairwise_sum(values: np.ndarray, start: int, count: int) -> float:
+    """``values[start:start+count].sum()`` as NumPy computes it (float64 ``add.reduce``
+    over contiguous values): blocks of at most 128 values by :func:`_pairwise_block`; a
+    longer run is split at half its length rounded down to a multiple of 8, each part
+    summed so and the two sums added (the recursion runs on an explicit stack)."""
+    if count <= _PAIRWISE_BLOCK:
+        return _pairwise_block(values, start, count)
+    depth = 2
+    while count >> depth:
+        depth += 1
+    starts = np.empty(depth, dtype=np.int64)
+    counts = np.empty(depth, dtype=np.int64)
+    phases = np.zeros(depth, dtype=np.int64)
+    sums = np.empty(depth + 1)
+    starts[0], counts[0] = start, count
+    frames, done = 1, 0
+    while frames:
+        top = frames - 1
+        at, size = starts[top], counts[top]
+        if size <= _PAIRWISE_BLOCK:
+            sums[done] = _pairwise_block(values, at, size)
+            done += 1
+            frames -= 1
+            continue
+        half = size // 2
+        half -= half % 8
+        if phases[top] == 0:  # the first part
+            phases[top] = 1
+            starts[frames], counts[frames], phases[frames] = at, half, 0
+            frames += 1
+        elif phases[top] == 1:  # the second part
+            phases[top] = 2
+            starts[frames], counts[frames], phases[frames] = at + half, size - half, 0
+            frames += 1
+        else:  # both parts summed: add them
+            done -= 1
+            sums[done - 1] = sums[done - 1] + sums[done]
+            frames -= 1
+    return sums[0]
+
+
+@njit(cache=True)
+def counts_emd(counts: np.ndarray, global_cdf: np.ndarray, norm: float,
+               scratch: np.ndarray) -> float:
+    """:meth:`OrderedEMD.of_counts` of one cluster's bin ``counts`` (whole numbers, so
+    their sum and cumulative sums are exact in any order); ``scratch`` holds m values."""
+    m = len(counts)
+    size = 0.0
+    for b in range(m):
+        size += counts[b]
+    cumulative = 0.0
+    for b in range(m):
+        cumulative += counts[b]
+        scratch[b] = abs(cumulative / size - global_cdf[b])
+    return pairwise_sum(scratch, 0, m) / norm
+
+
+@njit(cache=True)
+def linked_bins_emd(head: int, size: int, following: np.ndarray, bins: np.ndarray,
+                    global_cdf: np.ndarray, prefix: np.ndarray, norm: float) -> float:
+    """:meth:`OrderedEMD.of_sorted_bins` of the cluster of ``size`` records whose bins,
+    in increasing order, are ``bins[head]``, ``bins[following[head]]``, … (−1 ends): the
+    same terms, summed in the same order."""
+    m = len(global_cdf)
+    total = 0.0
+    node, position = head, 0
+    while node >= 0:
+        start = bins[node]
+        after = following[node]
+        end = bins[after] if after >= 0 else m
+        level = (position + 1) / size
+        low, high = 0, m  # searchsorted(global_cdf, level, side="right")
+        while low < high:
+            middle = (low + high) // 2
+            if global_cdf[middle] <= level:
+                low = middle + 1
+            else:
+                high = middle
+        split = min(max(low, start), end)
+        total += (level * (split - start) - (prefix[split] - prefix[start])
+                  + (prefix[end] - prefix[split]) - level * (end - split))
+        node, position = after, position + 1
+    return (total + prefix[bins[head]]) / norm
+
+
+@njit(cache=True)
+def merge_linked(first: int, second: int, following: np.ndarray, bins: np.ndarray) -> int:
+    """Merge two lists of records linked by ``following`` (−1 ends), each in increasing
+    ``bins``, into one; returns its head."""
+    if bins[second] < bins[first]:
+        first, second = second, first
+    head = tail = first
+    first = following[first]
+    while first >= 0 and second >= 0:
+        if bins[second] < bins[first]:
+            following[tail] = second
+            tail, second = second, following[second]
+        else:
+            following[tail] = first
+            tail, first = first, following[first]
+    following[tail] = first if first >= 0 else second
+    return head
 
 
 def proposition_2_bound(n: int, k: int) -> float:
