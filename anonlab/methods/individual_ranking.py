@@ -16,7 +16,7 @@ from anonlab.mechanisms import (
 )
 from anonlab.methods.base import Method, Release, codes_of, postprocess, split_kinds
 from anonlab.methods.categorical import centroid_codes, private_centroid_codes, ranking_clusters
-from anonlab.microaggregation import REMAINDERS, individual_ranking
+from anonlab.microaggregation import REMAINDERS, IndividualRanking, individual_ranking
 from anonlab.semantics import order_path_sensitivity
 from anonlab.validation import check_int
 
@@ -27,6 +27,16 @@ def _categorical_clusters(dataset: Dataset, k: int,
     attrs, values = dataset.protected_attributes, dataset.protected_values
     return {j: ranking_clusters(attrs[j].taxonomy, codes_of(values, j), k, remainder)
             for j in split_kinds(dataset)[1]}
+
+
+def _numeric_ranking(dataset: Dataset, numeric: list[int], k: int,
+                     remainder: str) -> IndividualRanking:
+    """Individual ranking of the numerical protected attributes (positions ``numeric``),
+    from the data set's cached sort; with every attribute numerical, neither the values
+    nor the sort are copied."""
+    values = dataset.protected_values
+    subset = values if len(numeric) == values.shape[1] else values[:, numeric]
+    return individual_ranking(subset, k, dataset.sorted_protected.columns(numeric), remainder)
 
 
 @dataclass(frozen=True)
@@ -51,14 +61,12 @@ class IndividualRankingMethod(Method):
         k = check_int(self.k, "k", 1, dataset.n)
         values = dataset.protected_values
         numeric, _ = split_kinds(dataset)
-        released = np.array(values, copy=True)
-        labels = np.zeros(values.shape, dtype=np.int64)
+        released = np.empty(values.shape)  # every column is written below
+        labels = np.empty(values.shape, dtype=np.int64)
         if numeric:
-            ranking = individual_ranking(values[:, numeric], k,
-                                         dataset.sorted_protected.columns(numeric),
-                                         self.remainder)
-            released[:, numeric] = ranking.release()
-            labels[:, numeric] = ranking.labels
+            ranking = _numeric_ranking(dataset, numeric, k, self.remainder)
+            ranking.spread(values=released, labels=labels, columns=numeric)
+            del ranking  # not held while the release is post-processed
         for j, clusters in _categorical_clusters(dataset, k, self.remainder).items():
             taxonomy = dataset.protected_attributes[j].taxonomy
             released[:, j] = centroid_codes(taxonomy, codes_of(values, j), clusters)[clusters]
@@ -92,22 +100,20 @@ class IndividualRankingLaplace(Method):
         values = dataset.protected_values
         numeric, _ = split_kinds(dataset)
         budget = attribute_budget(self.epsilon, len(attrs))  # DP-IR §3.3 item 2: ε/m each
-        noisy = np.array(values, copy=True)
-        labels = np.zeros(values.shape, dtype=np.int64)
+        noisy = np.empty(values.shape)  # every column is written below
+        labels = np.empty(values.shape, dtype=np.int64)
         scale = np.full(len(attrs), np.nan)
         if numeric:
-            ranking = individual_ranking(values[:, numeric], k,
-                                         dataset.sorted_protected.columns(numeric),
-                                         self.remainder)
+            ranking = _numeric_ranking(dataset, numeric, k, self.remainder)
             widths = np.array([attrs[j].width for j in numeric])
             # DP-IR Alg. 1 step 2 with §3.3 item 2: sensitivity Δ(A_i)/k (Lemma 1); every
             # `remainder` option keeps each cluster at ≥ k records, as Lemma 1 needs
             mechanism = LaplaceMechanism(individual_ranking_sensitivity(widths, k), budget)
             # DP-IR Alg. 1 note: the same draw for all repeated centroid values of a cluster
             noisy_centroids = mechanism.randomise(ranking.centroids, rng)
-            noisy[:, numeric] = np.take_along_axis(noisy_centroids, ranking.labels, axis=0)
-            labels[:, numeric] = ranking.labels
+            ranking.spread(noisy_centroids, values=noisy, labels=labels, columns=numeric)
             scale[numeric] = mechanism.scale
+            del ranking, noisy_centroids  # not held while the release is post-processed
         for j, clusters in _categorical_clusters(dataset, k, self.remainder).items():
             taxonomy = attrs[j].taxonomy
             # DP-IR Alg. 2 with Δ(q) the order-path bound (docs/reproduction-notes.md)
