@@ -203,7 +203,8 @@ def _merge_kernel(sums: np.ndarray, sizes: np.ndarray, emds: np.ndarray,
     width = sums.shape[0]
     parent = np.arange(c)
     label = np.arange(c)  # label of every slot
-    centroids = np.empty_like(sums)
+    centroids = np.empty((width, c))
+    point = np.empty(width)
     for j in range(width):
         for i in range(c):
             centroids[j, i] = sums[j, i] / sizes[i]
@@ -213,12 +214,12 @@ def _merge_kernel(sums: np.ndarray, sizes: np.ndarray, emds: np.ndarray,
     leaves = 1
     while leaves < c:
         leaves *= 2
-    tree = np.full(2 * leaves, -np.inf)
+    tree = np.empty(2 * leaves)
     slots, alive, rebuild = c, c, True
     while True:
         if rebuild:
-            tree[:] = -np.inf
-            tree[leaves:leaves + slots] = emds[:slots]
+            for node in range(leaves, 2 * leaves):
+                tree[node] = emds[node - leaves] if node - leaves < slots else -np.inf
             for node in range(leaves - 1, 0, -1):
                 tree[node] = max(tree[2 * node], tree[2 * node + 1])
             rebuild = False
@@ -231,8 +232,9 @@ def _merge_kernel(sums: np.ndarray, sizes: np.ndarray, emds: np.ndarray,
             node = 2 * node if tree[2 * node] >= floor else 2 * node + 1
         worst = node - leaves
         penalty[worst] = np.inf
-        sq_distances_by_column(centroids, slots, centroids[:, worst].copy(), penalty,
-                               distances)
+        for j in range(width):
+            point[j] = centroids[j, worst]
+        sq_distances_by_column(centroids, slots, point, penalty, distances)
         penalty[worst] = 0.0
         nearest = _smallest(distances, slots)
         bound = nearest + DISTANCE_TOLERANCE * (1.0 + nearest)
@@ -269,7 +271,8 @@ def _merge_kernel(sums: np.ndarray, sizes: np.ndarray, emds: np.ndarray,
                     sizes[at], emds[at], label[at] = sizes[i], emds[i], label[i]
                     at += 1
             slots = alive
-            penalty[:slots] = 0.0
+            for i in range(slots):
+                penalty[i] = 0.0
             rebuild = True
     return parent
 

@@ -166,8 +166,8 @@ def _centroid(cols: np.ndarray, size: int, alive: np.ndarray, count: int) -> np.
                 a7 += -0.0
         sums = (a0, a1, a2, a3, a4, a5, a6, a7)
         for q in range(min(8, width - j)):
-            total[j + q] = sums[q]
-    return total / count
+            total[j + q] = sums[q] / count
+    return total
 
 
 @njit(cache=True)
@@ -248,29 +248,74 @@ def _upper(reference: float, shift: float) -> float:
 
 
 @njit(cache=True)
+def _select(values: np.ndarray, rank: int) -> float:
+    """The ``rank``-th smallest of ``values`` (0-based; ``values`` is reordered):
+    quickselect with a median-of-three pivot, expected O(len)."""
+    low, high = 0, len(values) - 1
+    while low < high:
+        middle = (low + high) // 2
+        a, b, c = values[low], values[middle], values[high]
+        pivot = max(min(a, b), min(max(a, b), c))
+        i, j = low, high
+        while i <= j:
+            while values[i] < pivot:
+                i += 1
+            while values[j] > pivot:
+                j -= 1
+            if i <= j:
+                values[i], values[j] = values[j], values[i]
+                i += 1
+                j -= 1
+        if rank <= j:
+            high = j
+        elif rank >= i:
+            low = i
+        else:
+            return values[rank]
+    return values[rank]
+
+
+@njit(cache=True)
+def _sift(positions: np.ndarray, values: np.ndarray, root: int, end: int) -> None:
+    """Restore the min-heap (by ``values``) below ``root`` in ``positions[:end]``."""
+    while 2 * root + 1 < end:
+        child = 2 * root + 1
+        if child + 1 < end and values[positions[child + 1]] < values[positions[child]]:
+            child += 1
+        if values[positions[child]] < values[positions[root]]:
+            positions[root], positions[child] = positions[child], positions[root]
+            root = child
+        else:
+            return
+
+
+@njit(cache=True)
 def _far_list(distances: np.ndarray, size: int, length: int, positions: np.ndarray,
               values: np.ndarray) -> tuple[int, float]:
     """The records with the ``length`` largest finite ``distances``, and all ties of the
     smallest of them: their positions and distances into ``positions`` and ``values``, by
-    decreasing distance. Returns their number and the smallest distance kept (−∞ when
-    every remaining record was kept)."""
-    finite = np.empty(size)
+    decreasing distance (heap sort). Returns their number and the smallest distance kept
+    (−∞ when every remaining record was kept)."""
     count = 0
     for i in range(size):
         if distances[i] < np.inf:
-            finite[count] = distances[i]
+            values[count] = distances[i]
             count += 1
     floor = -np.inf
     if count > length:
-        floor = np.partition(finite[:count], count - length)[count - length]
+        floor = _select(values[:count], count - length)
     kept = 0
     for i in range(size):
         if floor <= distances[i] < np.inf:
             positions[kept] = i
             kept += 1
-    by_value = np.argsort(-distances[positions[:kept]])
-    positions[:kept] = positions[:kept][by_value]
-    values[:kept] = distances[positions[:kept]]
+    for root in range(kept // 2 - 1, -1, -1):
+        _sift(positions, distances, root, kept)
+    for end in range(kept - 1, 0, -1):  # the smallest to the end: decreasing order
+        positions[0], positions[end] = positions[end], positions[0]
+        _sift(positions, distances, 0, end)
+    for c in range(kept):
+        values[c] = distances[positions[c]]
     return kept, floor
 
 
@@ -322,6 +367,8 @@ def _tfirst_kernel(cols: np.ndarray, records: np.ndarray, remaining: np.ndarray,
     walk down the list stops as soon as that bound is below the best distance found. When
     it would pass the end of the list, a full pass answers and the list is made again."""
     n, size = len(records), len(remaining)
+    width = cols.shape[0]
+    point = np.empty(width)
     labels = np.full(n, -1, dtype=np.int64)
     alive = np.ones(n, dtype=np.bool_)
     penalty = np.zeros(n)
@@ -342,7 +389,8 @@ def _tfirst_kernel(cols: np.ndarray, records: np.ndarray, remaining: np.ndarray,
             for i in range(slots):
                 moved[i] = at
                 if alive[i]:
-                    cols[:, at] = cols[:, i]
+                    for j in range(width):
+                        cols[j, at] = cols[j, i]
                     records[at] = records[i]
                     at += 1
             listed = 0
@@ -352,13 +400,17 @@ def _tfirst_kernel(cols: np.ndarray, records: np.ndarray, remaining: np.ndarray,
                     far_values[listed] = far_values[c]
                     listed += 1
             kept, slots = listed, count
-            alive[:slots] = True
-            penalty[:slots] = 0.0
+            for i in range(slots):
+                alive[i] = True
+                penalty[i] = 0.0
             for s in range(size):
                 starts[s + 1] = starts[s] + remaining[s]
         centre = _centroid(cols, slots, alive, count)
         # the remaining record farthest from the centroid, from the list if it settles it
-        shift = np.sqrt(np.sum((centre - reference) ** 2))
+        shift = 0.0
+        for j in range(width):
+            shift += (centre[j] - reference[j]) ** 2
+        shift = np.sqrt(shift)
         seed, largest, lowest = -1, -np.inf, n
         settled = False
         for c in range(kept):
@@ -378,10 +430,13 @@ def _tfirst_kernel(cols: np.ndarray, records: np.ndarray, remaining: np.ndarray,
             seed = _farthest(distances, slots, records)
             kept, floor = _far_list(distances, slots, far_list, far_positions,
                                      far_values)
-            reference[:] = centre
+            for j in range(width):
+                reference[j] = centre[j]
         # a cluster around it, then one around the remaining record farthest from it
         for half in range(2):
-            sq_distances_by_column(cols, slots, cols[:, seed].copy(), penalty, distances)
+            for j in range(width):
+                point[j] = cols[j, seed]
+            sq_distances_by_column(cols, slots, point, penalty, distances)
             number = _take(distances, starts, remaining, taken)
             for c in range(number):
                 i = taken[c]
