@@ -62,12 +62,15 @@ _LARGEST = np.uint64(0xFFFFFFFFFFFFFFFF)
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 
-#: radix digits of at most this many bits. With 2^8 buckets a pass scatters into 256
-#: places at once, which the caches and the TLB follow; 11-bit digits (6 passes instead
-#: of 8 over a 64-bit key) were 25 % faster on columns with few distinct values (gamma
-#: rounded to 0.1) but up to twice as slow on continuous ones (normal, uniform) at 10⁶
-#: records, so the robust choice is kept.
-RADIX_BITS = 8
+#: radix digits of at most this many bits: (most columns, columns with many ties). With
+#: 2^8 buckets a pass scatters into 256 places at once, which the caches and the TLB
+#: follow whatever the values; 11-bit digits (6 passes instead of 8 over a 64-bit key)
+#: sort columns with few distinct values 25-30 % faster (gamma rounded to 0.1, integers),
+#: since their keys fill few buckets, but continuous ones (normal, gamma) up to 1.6 times
+#: slower (10⁶ records). A column takes the wide digits when a sample of
+#: ``TIES_SAMPLE`` of its keys holds at most half as many distinct ones.
+RADIX_BITS = (8, 11)
+TIES_SAMPLE = 4096
 
 
 @njit(cache=True)
@@ -121,7 +124,7 @@ def _column_keys(bits: np.ndarray, keys: np.ndarray, low: np.ndarray, high: np.n
 @njit(cache=True)
 def _radix_argsort(keys: np.ndarray, low: np.uint64, high: np.uint64, varying: np.uint64,
                    order: np.ndarray, key_buffer: np.ndarray, index_buffer: np.ndarray,
-                   radix_bits: int) -> None:
+                   radix_bits: tuple[int, int]) -> None:
     """Stable sort of one column's ``keys``: ``order`` receives the record of each rank
     and ``keys`` the sorted keys.
 
@@ -129,9 +132,16 @@ def _radix_argsort(keys: np.ndarray, low: np.uint64, high: np.uint64, varying: n
     keeps the order of equal digits, so equal keys end in record order. Only the bits
     that differ between keys are sorted: keys are shifted to ``key − low`` without the
     trailing bits no key changes, and a digit that every key shares is skipped; the
-    digits are as wide as ``radix_bits`` allows, of equal width.
+    digits are as wide as ``radix_bits`` allows (the second for a column with many ties,
+    see :data:`RADIX_BITS`), of equal width.
     """
     n = keys.shape[0]
+    size = min(n, TIES_SAMPLE)
+    sample = np.sort(keys[::n // size][:size])
+    distinct = 1
+    for i in range(1, size):
+        distinct += sample[i] != sample[i - 1]
+    radix_bits = radix_bits[1] if 2 * distinct <= size else radix_bits[0]
     shift = 0
     if varying != _ZERO:
         while (varying >> np.uint64(shift)) & _ONE == _ZERO:
@@ -197,7 +207,8 @@ def _radix_argsort(keys: np.ndarray, low: np.uint64, high: np.uint64, varying: n
 
 @njit(cache=True)
 def _sort_columns(bits: np.ndarray, order: np.ndarray, ordered_bits: np.ndarray,
-                  key_buffer: np.ndarray, index_buffer: np.ndarray, radix_bits: int) -> None:
+                  key_buffer: np.ndarray, index_buffer: np.ndarray,
+                  radix_bits: tuple[int, int]) -> None:
     """``order[a]``: the records by increasing value in column ``a`` of the float64 matrix
     whose ``bits`` are given, ties in record order; ``ordered_bits[a]``: the bits of the
     sorted values (their keys while sorting). The buffers hold one column each."""
