@@ -3,8 +3,11 @@
 Usage: ``python benchmarks/bench_tcloseness_alg3.py [--n 23435] [--m 7] [--k 2]
 [--t 0.02 0.05 ...]``
 
-Budget: under 30 s per t on one core for 23,435 records × 7 quasi-identifiers and k = 2
-(the size of TCM §8.2's Patient Discharge set, Fig. 5: t from 0.02 to 0.25). The data are
+Budget: under 0.5 s per t on one core for 23,435 records × 7 quasi-identifiers and k = 2
+(the size of TCM §8.2's Patient Discharge set, Fig. 5: t from 0.02 to 0.25), once the
+compiled loop is loaded (a first call on a few records, not timed, compiles it or loads it
+from numba's cache; ``bench_tcloseness.py`` times it against the NumPy loop on the real
+Patient Discharge data). The data are
 synthetic, with a fixed seed: integer-coded quasi-identifiers (age, sex, zip code area,
 admission day, length of stay, source, diagnosis group) and a skewed confidential "charges"
 attribute with about 300 distinct values. For every t the script prints the time, the
@@ -30,7 +33,7 @@ import numpy as np  # noqa: E402
 from anonlab.tcloseness import OrderedEMD, proposition_2_bound  # noqa: E402
 from anonlab.tcloseness.tfirst import tclose_tfirst, tfirst_cluster_size  # noqa: E402
 
-BUDGET_S = 30.0
+BUDGET_S = 0.5
 TS = (0.02, 0.05, 0.09, 0.13, 0.17, 0.21, 0.25)
 
 
@@ -77,12 +80,13 @@ def main() -> None:
     parser.add_argument("--t", type=float, nargs="+", default=list(TS))
     args = parser.parse_args()
     qi, charges = synthetic(args.n, args.m)
+    tclose_tfirst(qi[:20], charges[:20], 2, 0.5)  # compile, or load the cache
     emd = OrderedEMD(charges)
     ranks = np.empty(args.n)
     ranks[np.argsort(charges, kind="stable")] = np.arange(args.n)
     rank_emd = OrderedEMD(ranks)
     print(f"n={args.n} m={args.m} k={args.k}: {emd.m} distinct confidential values, "
-          f"budget {BUDGET_S:.0f} s per t")
+          f"budget {BUDGET_S} s per t")
     for t in args.t:
         clock = time.perf_counter()
         labels = tclose_tfirst(qi, charges, args.k, t)

@@ -146,7 +146,7 @@ def test_pairwise_sum_is_numpys_sum():
         assert pairwise_sum(values, start, n - start) == values[start:].sum()
 
 
-def test_non_finite_quasi_identifiers_are_refused():
+def test_non_finite_or_no_quasi_identifiers_are_refused():
     qi = np.array([[0.0], [np.nan], [1.0], [2.0]])
     with pytest.raises(ParameterError, match="finite"):
         tclose_tfirst(qi, np.arange(4.0), 2, 0.5)
@@ -154,3 +154,8 @@ def test_non_finite_quasi_identifiers_are_refused():
         tclose_tfirst_numpy(qi, np.arange(4.0), 2, 0.5)
     with pytest.raises(ParameterError, match="finite"):
         merge_until_t_close(qi, np.array([0, 0, 1, 1]), OrderedEMD(np.arange(4.0)), 0.1)
+    with pytest.raises(ParameterError, match="at least one attribute"):
+        tclose_tfirst(np.empty((4, 0)), np.arange(4.0), 2, 0.5)
+    with pytest.raises(ParameterError, match="at least one attribute"):
+        merge_until_t_close(np.empty((4, 0)), np.array([0, 0, 1, 1]),
+                            OrderedEMD(np.arange(4.0)), 0.1)

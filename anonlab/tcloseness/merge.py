@@ -78,8 +78,9 @@ def merge_until_t_close(points: np.ndarray, labels: np.ndarray, emd: OrderedEMD,
     if not (len(points) == len(labels) == emd.n):
         raise ParameterError(f"points ({len(points)}), labels ({len(labels)}) and the EMD's "
                              f"data set ({emd.n}) must have the same number of records")
-    if not np.isfinite(points).all():
-        raise ParameterError("points must be finite (no NaN or infinity)")
+    if points.shape[1] == 0 or not np.isfinite(points).all():
+        raise ParameterError("points must hold at least one attribute, all finite (no NaN "
+                             "or infinity)")
     _, dense = np.unique(labels, return_inverse=True)
     dense = dense.ravel().astype(np.int64)
     n_clusters = int(dense.max()) + 1
