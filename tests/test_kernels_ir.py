@@ -26,7 +26,7 @@ from benchmarks.reference_ir import (
 # NaN and opposite infinities in a cluster make NaN centroids, in both implementations
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 
-SETTINGS = settings(max_examples=150, deadline=None, derandomize=True, database=None)
+SETTINGS = settings(max_examples=100, deadline=None, derandomize=True, database=None)
 METHOD_SETTINGS = settings(max_examples=40, deadline=None, derandomize=True, database=None)
 
 #: few values, so most tie; −0.0 ties with 0.0, NaNs sort last, infinities at the ends
