@@ -423,7 +423,7 @@ def _tfirst_kernel(cols: np.ndarray, records: np.ndarray, remaining: np.ndarray,
             value = _distance(cols, i, centre)
             if value > largest or value == largest and records[i] < lowest:
                 seed, largest, lowest = i, value, records[i]
-        if not settled and kept and (floor == -np.inf or _upper(floor, shift) < largest):
+        if not settled and seed >= 0 and (floor == -np.inf or _upper(floor, shift) < largest):
             settled = True
         if not settled:
             sq_distances_by_column(cols, slots, centre, penalty, distances)
