@@ -117,20 +117,22 @@ class Method(ABC):
         return replace(released, guarantee=of_release(self, released))
 
 
-def postprocess(dataset: Dataset, values: np.ndarray, noisy: bool) -> np.ndarray:
+def postprocess(dataset: Dataset, values: np.ndarray, noisy: bool,
+                in_place: bool = False) -> np.ndarray:
     """Clip the ``(n, m)`` protected values to each attribute's domain.
 
     Noisy values of attributes holding whole numbers in the source are rounded and clipped
     to the integers of the domain, [⌈low⌉, ⌊high⌋], so they stay whole numbers (DP-IR §4.3
     discretises Adult); DP-IR §4.1: "we bound noise-added outputs to the domain ranges".
     Noise-free values (centroids) are only clipped, which removes float rounding at the
-    domain bounds. Both steps are post-processing and cost no privacy.
+    domain bounds. Both steps are post-processing and cost no privacy. ``in_place``
+    writes into ``values`` (a float array the caller owns) instead of a copy.
     """
     attrs = dataset.protected_attributes
     numeric = np.array([not a.categorical for a in attrs], dtype=bool)
     low = np.array([a.domain[0] if not a.categorical else -np.inf for a in attrs], dtype=float)
     high = np.array([a.domain[1] if not a.categorical else np.inf for a in attrs], dtype=float)
-    out = np.array(values, dtype=float, copy=True)
+    out = values if in_place else np.array(values, dtype=float, copy=True)
     if noisy:
         integer = np.array([a.integer for a in attrs], dtype=bool) & numeric
         out[:, integer] = np.round(out[:, integer])

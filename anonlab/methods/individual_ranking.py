@@ -121,5 +121,5 @@ class IndividualRankingLaplace(Method):
                                             order_path_sensitivity(taxonomy), rng)
             noisy[:, j] = chosen[clusters]
             labels[:, j] = clusters
-        return Release(dataset, postprocess(dataset, noisy, noisy=True), labels=labels,
-                       scale=scale)
+        return Release(dataset, postprocess(dataset, noisy, noisy=True, in_place=True),
+                       labels=labels, scale=scale)
