@@ -8,7 +8,10 @@ number (:func:`centroid`). ``benchmarks/reference.py`` keeps the NumPy
 implementation; ``tests/test_kernels.py`` checks that both give identical partitions.
 
 Compiled functions are cached beside the module (``cache=True``), so a process pays the
-compilation (about 4 s for MDAV's functions) only the first time.
+compilation (about 4 s for MDAV's functions) only the first time. The distance, centroid
+and argmax passes are shared with TCM Algorithm 2 (:mod:`anonlab.tcloseness.kfirst`).
+numba's cache keys a function on its own file only: after editing this module, delete the
+``__pycache__`` caches of the modules whose compiled functions call it.
 """
 
 from __future__ import annotations
@@ -67,7 +70,7 @@ def _select(values: np.ndarray, rank: int) -> float:
 
 
 @njit(cache=True)
-def _distances(cols: np.ndarray, size: int, point: np.ndarray, out: np.ndarray) -> None:
+def column_distances(cols: np.ndarray, size: int, point: np.ndarray, out: np.ndarray) -> None:
     """Squared distances of the first ``size`` records (columns of ``cols``) to ``point``:
     each record's sum in attribute order, four attributes per pass over the records
     (vectorised over records)."""
@@ -94,7 +97,7 @@ _BLOCK = 8
 
 
 @njit(cache=True)
-def _centroid(cols: np.ndarray, size: int, alive: np.ndarray, count: int) -> np.ndarray:
+def alive_centroid(cols: np.ndarray, size: int, alive: np.ndarray, count: int) -> np.ndarray:
     """Mean of the alive records, summed in record order; the sums of up to ``_BLOCK``
     columns are accumulated together in scalars (an array accumulator costs a store and
     a load per value, six times slower)."""
@@ -125,7 +128,7 @@ def _centroid(cols: np.ndarray, size: int, alive: np.ndarray, count: int) -> np.
 
 
 @njit(cache=True)
-def _argmax(values: np.ndarray, size: int, alive: np.ndarray) -> int:
+def alive_argmax(values: np.ndarray, size: int, alive: np.ndarray) -> int:
     """The first alive position of the largest value (``values`` finite)."""
     best, largest = -1, -np.inf
     for i in range(size):
@@ -203,12 +206,12 @@ def mdav_kernel(points: np.ndarray, k: int) -> np.ndarray:
     scratch = np.empty(n)
     size, count, cluster = n, n, 0
     while count >= 3 * k:
-        _distances(cols, size, _centroid(cols, size, alive, count), distances)
-        r = _argmax(distances, size, alive)
-        _distances(cols, size, cols[:, r].copy(), distances)
+        column_distances(cols, size, alive_centroid(cols, size, alive, count), distances)
+        r = alive_argmax(distances, size, alive)
+        column_distances(cols, size, cols[:, r].copy(), distances)
         _take_nearest(distances, size, alive, r, k, scratch, index, labels, cluster)
-        s = _argmax(distances, size, alive)  # the remaining record farthest from r
-        _distances(cols, size, cols[:, s].copy(), distances)
+        s = alive_argmax(distances, size, alive)  # the remaining record farthest from r
+        column_distances(cols, size, cols[:, s].copy(), distances)
         _take_nearest(distances, size, alive, s, k, scratch, index, labels, cluster + 1)
         count -= 2 * k
         cluster += 2
@@ -219,9 +222,9 @@ def mdav_kernel(points: np.ndarray, k: int) -> np.ndarray:
             size = len(keep)
             alive = np.ones(size, dtype=np.bool_)
     if count >= 2 * k:
-        _distances(cols, size, _centroid(cols, size, alive, count), distances)
-        r = _argmax(distances, size, alive)
-        _distances(cols, size, cols[:, r].copy(), distances)
+        column_distances(cols, size, alive_centroid(cols, size, alive, count), distances)
+        r = alive_argmax(distances, size, alive)
+        column_distances(cols, size, cols[:, r].copy(), distances)
         _take_nearest(distances, size, alive, r, k, scratch, index, labels, cluster)
         cluster += 1
     for i in range(size):

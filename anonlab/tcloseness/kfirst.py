@@ -34,12 +34,11 @@ The first call in a process loads the compiled code from numba's cache (about 0.
 compiling it, the first time, takes about 7 s).
 
 The arithmetic is fixed so that the compiled loop and the NumPy one agree to the bit:
-squared distances are summed in attribute order and centroids in record order (as
-:func:`~anonlab.microaggregation.kernels.sq_distances` and
-:func:`~anonlab.microaggregation.kernels.centroid`), a cluster's EMD is
+squared distances are summed in attribute order and centroids in record order (the
+passes of :mod:`anonlab.microaggregation.kernels`, shared with MDAV), a cluster's EMD is
 :meth:`OrderedEMD.of_counts` with NumPy's pairwise summation of the m gaps
-(:func:`_pairwise_sum`), and a swap's EMD change is :meth:`OrderedEMD.swap_deltas`'s
-difference of sequential prefix sums. EMDs within
+(:func:`~anonlab.tcloseness.emd.pairwise_sum`), and a swap's EMD change is
+:meth:`OrderedEMD.swap_deltas`'s difference of sequential prefix sums. EMDs within
 :data:`~anonlab.tcloseness.merge.EMD_TOLERANCE` count as equal, as in the NumPy loop.
 """
 
@@ -48,165 +47,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from anonlab.microaggregation.kernels import alive_argmax, alive_centroid, column_distances
 from anonlab.microaggregation.mdav import standardise
-from anonlab.tcloseness.emd import OrderedEMD
+from anonlab.tcloseness.emd import OrderedEMD, pairwise_sum
 from anonlab.tcloseness.merge import EMD_TOLERANCE, check_same_length, merge_until_t_close
 from anonlab.validation import check_int, check_t
 
 _PREFIX = 16  # candidates sorted by distance per cluster, read before any other search
 
-# The distance, centroid and argmax loops below compute what those of
-# anonlab/microaggregation/kernels.py compute, to the bit, rather than call them: numba's
-# cache of a function is not invalidated when a function it calls from another module
-# changes, so a cached Algorithm 2 could otherwise keep an old copy of them.
-
-
-@njit(cache=True)
-def _weight(attribute: int, last: int) -> float:
-    """1 for an attribute, 0 past the last one."""
-    return 1.0 if attribute <= last else 0.0
-
-
-@njit(cache=True)
-def _distances(cols: np.ndarray, size: int, point: np.ndarray, out: np.ndarray) -> None:
-    """Squared distances of the first ``size`` records (columns of ``cols``) to ``point``:
-    each record's sum in attribute order, up to eight attributes per pass over the records
-    (vectorised over records). In the last pass the attributes past the last one repeat it
-    with weight 0: adding 0·(d·d) = +0 to a sum of squares leaves it unchanged to the bit
-    (d·d is finite and ≥ 0), so the sums are those of
-    :func:`~anonlab.microaggregation.kernels.sq_distances`."""
-    m, last = cols.shape[0], cols.shape[0] - 1
-    for j in range(0, m, 8):
-        c0, c1, c2, c3 = cols[j], cols[min(j + 1, last)], cols[min(j + 2, last)], \
-            cols[min(j + 3, last)]
-        c4, c5, c6, c7 = cols[min(j + 4, last)], cols[min(j + 5, last)], \
-            cols[min(j + 6, last)], cols[min(j + 7, last)]
-        p0, p1, p2, p3 = point[j], point[min(j + 1, last)], point[min(j + 2, last)], \
-            point[min(j + 3, last)]
-        p4, p5, p6, p7 = point[min(j + 4, last)], point[min(j + 5, last)], \
-            point[min(j + 6, last)], point[min(j + 7, last)]
-        w1, w2, w3, w4 = _weight(j + 1, last), _weight(j + 2, last), \
-            _weight(j + 3, last), _weight(j + 4, last)
-        w5, w6, w7 = _weight(j + 5, last), _weight(j + 6, last), _weight(j + 7, last)
-        for i in range(size):
-            d0, d1, d2, d3 = c0[i] - p0, c1[i] - p1, c2[i] - p2, c3[i] - p3
-            d4, d5, d6, d7 = c4[i] - p4, c5[i] - p5, c6[i] - p6, c7[i] - p7
-            total = d0 * d0 if j == 0 else out[i] + d0 * d0
-            out[i] = (total + w1 * (d1 * d1) + w2 * (d2 * d2) + w3 * (d3 * d3)
-                      + w4 * (d4 * d4) + w5 * (d5 * d5) + w6 * (d6 * d6) + w7 * (d7 * d7))
-
-
-_BLOCK = 8  # the centroid pass keeps this many column sums in registers at once
-
-
-@njit(cache=True)
-def _centroid(cols: np.ndarray, size: int, alive: np.ndarray, count: int) -> np.ndarray:
-    """Mean of the alive records, each column summed in record order."""
-    m = cols.shape[0]
-    total = np.zeros(m)
-    last = m - 1
-    for j0 in range(0, m, _BLOCK):
-        # the block's columns; past the last column, the last column again (not stored)
-        c0, c1, c2, c3 = cols[j0], cols[min(j0 + 1, last)], cols[min(j0 + 2, last)], \
-            cols[min(j0 + 3, last)]
-        c4, c5, c6, c7 = cols[min(j0 + 4, last)], cols[min(j0 + 5, last)], \
-            cols[min(j0 + 6, last)], cols[min(j0 + 7, last)]
-        a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
-        for i in range(size):
-            if alive[i]:
-                a0 += c0[i]
-                a1 += c1[i]
-                a2 += c2[i]
-                a3 += c3[i]
-                a4 += c4[i]
-                a5 += c5[i]
-                a6 += c6[i]
-                a7 += c7[i]
-        sums = (a0, a1, a2, a3, a4, a5, a6, a7)
-        for q in range(min(_BLOCK, m - j0)):
-            total[j0 + q] = sums[q]
-    return total / count
-
-
-@njit(cache=True)
-def _argmax(values: np.ndarray, size: int, alive: np.ndarray) -> int:
-    """The first alive position of the largest value (``values`` finite)."""
-    best, largest = -1, -np.inf
-    for i in range(size):
-        value = values[i] if alive[i] else -np.inf
-        if value > largest:
-            best, largest = i, value
-    return best
-
-
 # EMD arithmetic of TCM §2.2, as OrderedEMD computes it (anonlab/tcloseness/emd.py).
-
-@njit(cache=True)
-def _block_sum(values: np.ndarray, start: int, length: int) -> float:
-    """NumPy's sum of a block of up to 128 values: sequential below 8 values, else eight
-    interleaved partial sums combined as a tree, then the last ``length % 8`` values."""
-    if length < 8:
-        res = 0.0
-        for i in range(start, start + length):
-            res += values[i]
-        return res
-    r0, r1, r2, r3 = values[start], values[start + 1], values[start + 2], values[start + 3]
-    r4, r5, r6, r7 = values[start + 4], values[start + 5], values[start + 6], \
-        values[start + 7]
-    i = start + 8
-    end8 = start + length - length % 8
-    while i < end8:
-        r0 += values[i]
-        r1 += values[i + 1]
-        r2 += values[i + 2]
-        r3 += values[i + 3]
-        r4 += values[i + 4]
-        r5 += values[i + 5]
-        r6 += values[i + 6]
-        r7 += values[i + 7]
-        i += 8
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < start + length:
-        res += values[i]
-        i += 1
-    return res
-
-
-@njit(cache=True)
-def _pairwise_sum(values: np.ndarray, length: int) -> float:
-    """Sum of ``values[:length]`` in NumPy's order for a contiguous float reduction, so the
-    result is ``np.sum``'s to the bit: blocks of up to 128 values (:func:`_block_sum`),
-    longer runs halved (the first half a multiple of 8) and the halves' sums added. The
-    halving is unrolled on a stack (numba's cache cannot hold recursive functions)."""
-    starts = np.empty(64, dtype=np.int64)
-    lengths = np.empty(64, dtype=np.int64)
-    stage = np.empty(64, dtype=np.int64)  # 0: left half next, 1: right half, 2: add them
-    sums = np.empty(64)
-    top, held = 0, 0
-    starts[0], lengths[0], stage[0] = 0, length, 0
-    while top >= 0:
-        start, size = starts[top], lengths[top]
-        if size <= 128:
-            sums[held] = _block_sum(values, start, size)
-            held += 1
-            top -= 1
-            continue
-        half = size // 2
-        half -= half % 8
-        if stage[top] == 2:
-            sums[held - 2] = sums[held - 2] + sums[held - 1]
-            held -= 1
-            top -= 1
-            continue
-        if stage[top] == 0:
-            starts[top + 1], lengths[top + 1] = start, half
-        else:
-            starts[top + 1], lengths[top + 1] = start + half, size - half
-        stage[top] += 1
-        top += 1
-        stage[top] = 0
-    return sums[0]
-
 
 @njit(cache=True)
 def _emd_of_counts(counts: np.ndarray, size: float, global_cdf: np.ndarray, norm: float,
@@ -219,7 +68,7 @@ def _emd_of_counts(counts: np.ndarray, size: float, global_cdf: np.ndarray, norm
     for i in range(m):
         cum += counts[i]
         work[i] = abs(cum / size - global_cdf[i])
-    return _pairwise_sum(work, m) / norm
+    return pairwise_sum(work, 0, m) / norm
 
 
 @njit(cache=True)
@@ -597,15 +446,15 @@ def _kfirst_kernel(points: np.ndarray, record_bins: np.ndarray, global_cdf: np.n
         seed = -1
         for step in range(2):
             if step == 0:
-                _distances(cols, size, _centroid(cols, size, alive, count), from_centre)
-                seed = _argmax(from_centre, size, alive)
-                _distances(cols, size, cols[:, seed].copy(), from_x0)
+                column_distances(cols, size, alive_centroid(cols, size, alive, count), from_centre)
+                seed = alive_argmax(from_centre, size, alive)
+                column_distances(cols, size, cols[:, seed].copy(), from_x0)
                 dist = from_x0
             else:
                 if count == 0:
                     break
-                seed = _argmax(from_x0, size, alive)
-                _distances(cols, size, cols[:, seed].copy(), from_seed)
+                seed = alive_argmax(from_x0, size, alive)
+                column_distances(cols, size, cols[:, seed].copy(), from_seed)
                 dist = from_seed
             taken = _generate_cluster(dist, seed, size, count, alive, bins, order,
                                       bin_start, bin_alive, initial, k, prefix, global_cdf,

@@ -15,6 +15,7 @@ from fractions import Fraction
 import numpy as np
 from numba import njit
 
+from anonlab.microaggregation.kernels import alive_centroid
 from anonlab.microaggregation.mdav import standardise
 from anonlab.tcloseness.emd import OrderedEMD
 from anonlab.tcloseness.merge import LANES, merge_until_t_close, sq_distances_by_column
@@ -126,47 +127,6 @@ def _distance(cols: np.ndarray, i: int, point: np.ndarray) -> float:
     for j in range(1, cols.shape[0]):
         d = cols[j, i] - point[j]
         total += d * d
-    return total
-
-
-@njit(cache=True)
-def _centroid(cols: np.ndarray, size: int, alive: np.ndarray, count: int) -> np.ndarray:
-    """Mean of the remaining records, summed in their order as :func:`~anonlab.
-    microaggregation.kernels.centroid` does. A used record adds −0.0, which leaves every
-    sum unchanged, so the loop has no branch; the sums of eight columns at a time are kept
-    in scalars."""
-    width = cols.shape[0]
-    total = np.empty(width)
-    last = width - 1
-    for j in range(0, width, 8):
-        # the block's columns; past the last column, the last column again (not stored)
-        c0, c1, c2, c3 = cols[j], cols[min(j + 1, last)], cols[min(j + 2, last)], \
-            cols[min(j + 3, last)]
-        c4, c5, c6, c7 = cols[min(j + 4, last)], cols[min(j + 5, last)], \
-            cols[min(j + 6, last)], cols[min(j + 7, last)]
-        a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
-        for i in range(size):
-            if alive[i]:
-                a0 += c0[i]
-                a1 += c1[i]
-                a2 += c2[i]
-                a3 += c3[i]
-                a4 += c4[i]
-                a5 += c5[i]
-                a6 += c6[i]
-                a7 += c7[i]
-            else:
-                a0 += -0.0
-                a1 += -0.0
-                a2 += -0.0
-                a3 += -0.0
-                a4 += -0.0
-                a5 += -0.0
-                a6 += -0.0
-                a7 += -0.0
-        sums = (a0, a1, a2, a3, a4, a5, a6, a7)
-        for q in range(min(8, width - j)):
-            total[j + q] = sums[q] / count
     return total
 
 
@@ -405,7 +365,7 @@ def _tfirst_kernel(cols: np.ndarray, records: np.ndarray, remaining: np.ndarray,
                 penalty[i] = 0.0
             for s in range(size):
                 starts[s + 1] = starts[s] + remaining[s]
-        centre = _centroid(cols, slots, alive, count)
+        centre = alive_centroid(cols, slots, alive, count)
         # the remaining record farthest from the centroid, from the list if it settles it
         shift = 0.0
         for j in range(width):
