@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from anonlab.tcloseness import kfirst
-from anonlab.tcloseness.emd import OrderedEMD
+from anonlab.tcloseness.emd import OrderedEMD, counts_emd
 from anonlab.tcloseness.kfirst import k_anonymity_first
 from benchmarks.reference_kfirst import k_anonymity_first_numpy
 
@@ -77,7 +77,7 @@ def test_the_emd_arithmetic_is_ordered_emds():
         kfirst._swap_prefixes(counts, size, emd.global_cdf, cum, up, down, 0)
         for _ in range(5):
             work = np.empty(emd.m)
-            assert kfirst._emd_of_counts(counts, size, emd.global_cdf, norm, work) == \
+            assert counts_emd(counts, emd.global_cdf, norm, work) == \
                 emd.of_counts(counts)
             add, remove = rng.integers(0, emd.m, 20), rng.integers(0, emd.m, 20)
             table = emd.swap_deltas(counts, add, remove)

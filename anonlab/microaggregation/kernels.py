@@ -42,7 +42,7 @@ def centroid(points: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def _select(values: np.ndarray, rank: int) -> float:
+def select(values: np.ndarray, rank: int) -> float:
     """The ``rank``-th smallest of ``values`` (0-based; ``values`` is reordered):
     quickselect with a median-of-three pivot, expected O(len)."""
     low, high = 0, len(values) - 1
@@ -175,7 +175,7 @@ def _take_nearest(distances: np.ndarray, size: int, alive: np.ndarray, seed: int
         if alive[i]:
             scratch[count] = -1.0 if i == seed else distances[i]
             count += 1
-    kth = _select(scratch[:count], k - 1)
+    kth = select(scratch[:count], k - 1)
     taken = 0
     for i in range(size):
         if alive[i] and (i == seed and -1.0 < kth or i != seed and distances[i] < kth):

@@ -49,27 +49,13 @@ from numba import njit
 
 from anonlab.microaggregation.kernels import alive_argmax, alive_centroid, column_distances
 from anonlab.microaggregation.mdav import standardise
-from anonlab.tcloseness.emd import OrderedEMD, pairwise_sum
+from anonlab.tcloseness.emd import OrderedEMD, counts_emd
 from anonlab.tcloseness.merge import EMD_TOLERANCE, check_same_length, merge_until_t_close
 from anonlab.validation import check_int, check_t
 
 _PREFIX = 16  # candidates sorted by distance per cluster, read before any other search
 
 # EMD arithmetic of TCM §2.2, as OrderedEMD computes it (anonlab/tcloseness/emd.py).
-
-@njit(cache=True)
-def _emd_of_counts(counts: np.ndarray, size: float, global_cdf: np.ndarray, norm: float,
-                   work: np.ndarray) -> float:
-    """EMD of the cluster with bin ``counts`` (``size`` records), as
-    :meth:`OrderedEMD.of_counts`: Σ_i |P_i − Q_i| / (m − 1), P and Q the cumulative
-    distributions (TCM §2.2), summed pairwise."""
-    m = len(global_cdf)
-    cum = 0.0
-    for i in range(m):
-        cum += counts[i]
-        work[i] = abs(cum / size - global_cdf[i])
-    return pairwise_sum(work, 0, m) / norm
-
 
 @njit(cache=True)
 def _swap_prefixes(counts: np.ndarray, size: float, global_cdf: np.ndarray, cum: np.ndarray,
@@ -332,7 +318,7 @@ def _generate_cluster(dist: np.ndarray, seed: int, size: int, count: int,
         initial[near[r]] = True  # not a candidate
         counts[bins[near[r]]] += 1.0
     size_c = float(k)
-    current = _emd_of_counts(counts, size_c, global_cdf, norm, work)
+    current = counts_emd(counts, global_cdf, norm, work)
     if current > threshold:
         filled = 0
         for b in range(m):

@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 from numba import njit
 
-from anonlab.microaggregation.kernels import alive_centroid
+from anonlab.microaggregation.kernels import alive_centroid, select
 from anonlab.microaggregation.mdav import standardise
 from anonlab.tcloseness.emd import OrderedEMD
 from anonlab.tcloseness.merge import LANES, merge_until_t_close, sq_distances_by_column
@@ -208,34 +208,6 @@ def _upper(reference: float, shift: float) -> float:
 
 
 @njit(cache=True)
-def _select(values: np.ndarray, rank: int) -> float:
-    """The ``rank``-th smallest of ``values`` (0-based; ``values`` is reordered):
-    quickselect with a median-of-three pivot, expected O(len)."""
-    low, high = 0, len(values) - 1
-    while low < high:
-        middle = (low + high) // 2
-        a, b, c = values[low], values[middle], values[high]
-        pivot = max(min(a, b), min(max(a, b), c))
-        i, j = low, high
-        while i <= j:
-            while values[i] < pivot:
-                i += 1
-            while values[j] > pivot:
-                j -= 1
-            if i <= j:
-                values[i], values[j] = values[j], values[i]
-                i += 1
-                j -= 1
-        if rank <= j:
-            high = j
-        elif rank >= i:
-            low = i
-        else:
-            return values[rank]
-    return values[rank]
-
-
-@njit(cache=True)
 def _sift(positions: np.ndarray, values: np.ndarray, root: int, end: int) -> None:
     """Restore the min-heap (by ``values``) below ``root`` in ``positions[:end]``."""
     while 2 * root + 1 < end:
@@ -263,7 +235,7 @@ def _far_list(distances: np.ndarray, size: int, length: int, positions: np.ndarr
             count += 1
     floor = -np.inf
     if count > length:
-        floor = _select(values[:count], count - length)
+        floor = select(values[:count], count - length)
     kept = 0
     for i in range(size):
         if floor <= distances[i] < np.inf:
