@@ -32,6 +32,10 @@ class Release:
         attribute, ``(n_clusters, m)``, when it varies by cluster (iDP); ``None`` without
         noise.
     seconds : wall time of the ``protect`` call, set by the runner.
+    target : the released class of each record, for releases without record
+        correspondence (synthetic data, whose records are not the original ones);
+        ``None`` when record ``i`` of the release is record ``i`` of the data, whose class
+        it keeps.
     guarantee : what the release guarantees (:func:`anonlab.methods.guarantees.of_release`),
         set by the runner and by :func:`anonlab.protect` after the ``protect`` call.
     """
@@ -42,6 +46,7 @@ class Release:
     scale: np.ndarray | None = None
     seconds: float | None = None
     guarantee: Guarantee | None = None
+    target: np.ndarray | None = None
 
     @cached_property
     def frame(self) -> pd.DataFrame:
@@ -68,6 +73,9 @@ class Method(ABC):
     ``partition`` says what the release's cluster labels are: ``None`` (no clusters),
     ``"attribute"`` (one partition per attribute, individual ranking) or ``"record"``
     (one cluster per record, multivariate microaggregation); cluster metrics check it.
+    ``record_aligned`` is false for methods whose released records do not correspond to
+    the original ones (synthetic data): metrics that compare each record with its own
+    release refuse them (requirement ``record_correspondence``).
 
     ``option_choices`` names the method's options, each a reading of its paper that a run
     may choose (config ``options.<name>.<option>``), with its allowed values, the first the
@@ -80,6 +88,7 @@ class Method(ABC):
     axes: ClassVar[tuple[str, ...]]
     randomized: ClassVar[bool] = True
     partition: ClassVar[str | None] = None  # clusters: None, "attribute" or "record"
+    record_aligned: ClassVar[bool] = True  # released record i is a version of record i
     option_choices: ClassVar[dict[str, tuple[Any, ...]]] = {}
 
     def __post_init__(self) -> None:

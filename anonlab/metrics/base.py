@@ -19,7 +19,7 @@ PerAttribute = Callable[..., np.ndarray]  # (original, released, attributes, **o
 #: what a metric may need of the data set view it is computed on and of the method whose
 #: release it measures (a metric's ``requires``), checked by :meth:`_Options.check`
 REQUIREMENTS = ("clusters", "record_partition", "quasi_identifier", "confidential", "target",
-                "numerical", "variance")
+                "numerical", "variance", "record_correspondence")
 
 
 class _Options:
@@ -39,6 +39,12 @@ class _Options:
         partition = getattr(method, "partition", None)
         method_name = getattr(method, "name", str(method))
         for need in self.requires:
+            if need == "record_correspondence" and not getattr(method, "record_aligned", True):
+                raise ParameterError(f"metric {self.name!r} compares each record with its own "
+                                     f"release; method {method_name!r} releases synthetic "
+                                     "records that correspond to no original record: use a "
+                                     "metric of distributions instead (jsd, variance_change, "
+                                     "correlation_difference, marginal_tvd, f_measure)")
             if need == "clusters" and partition is None:
                 raise ParameterError(f"metric {self.name!r} measures clusters, and method "
                                      f"{method_name!r} does not cluster; drop one of them")

@@ -24,7 +24,9 @@ def forest_f_measure(view: Dataset, release: Release,
     """F-measure of each class (iDP §4.2): a random forest of :data:`N_TREES` trees is
     trained on the first 66% of the released records with their original class and
     evaluated on the remaining records' ORIGINAL values. Training on the original data
-    (method ``original``) gives the paper's upper bound."""
+    (method ``original``) gives the paper's upper bound. A release without record
+    correspondence (synthetic data) carries its own class (``release.target``), which the
+    forest is trained on instead."""
     if view.target is None:
         raise ParameterError(f"metric 'f_measure' needs a class: dataset {view.name!r} has no "
                              "dataset.target")
@@ -36,7 +38,8 @@ def forest_f_measure(view: Dataset, release: Release,
     labels = view.target.to_numpy()
     forest = RandomForestClassifier(n_estimators=N_TREES, n_jobs=1,
                                     random_state=int(rng.integers(2**31 - 1)))
-    forest.fit(release.values[:split], labels[:split])
+    train = labels if release.target is None else np.asarray(release.target)
+    forest.fit(release.values[:split], train[:split])
     predicted = forest.predict(view.protected_values[split:])
     scores = f1_score(labels[split:], predicted, labels=classes, average=None, zero_division=0)
     return {str(c): float(s) for c, s in zip(classes, scores, strict=True)}

@@ -54,4 +54,5 @@ def relative_error(original: np.ndarray, released: np.ndarray,
 
 
 RE = AttributeMetric("re", relative_error, "relative error, sanity bound Dom(A)/100",
-                     reference=re_reference, against=re_against)
+                     reference=re_reference, against=re_against,
+                     requires=("record_correspondence",))

@@ -25,7 +25,8 @@ def squared_errors(original: np.ndarray, released: np.ndarray,
     return out
 
 
-SSE = AttributeMetric("sse", squared_errors, "sum of squared errors / m (raw units)")
+SSE = AttributeMetric("sse", squared_errors, "sum of squared errors / m (raw units)",
+                      requires=("record_correspondence",))
 
 
 def idp_mean_sse(view: Dataset, release: Release, exponent: float = 1.0) -> float:
@@ -52,7 +53,7 @@ def idp_mean_sse_sd(view: Dataset, release: Release) -> float:
 
 SSE_IDP = ReleaseMetric("sse_idp", idp_mean_sse,
                         "iDP mean SSE, Eq. (5) as printed: distances over variances, 1/m",
-                        requires=("numerical", "variance"))
+                        requires=("numerical", "variance", "record_correspondence"))
 SSE_IDP_SD = ReleaseMetric("sse_idp_sd", idp_mean_sse_sd,
                            "iDP mean SSE with Eq. (5) over standard deviations instead",
-                           requires=("numerical", "variance"))
+                           requires=("numerical", "variance", "record_correspondence"))
