@@ -14,6 +14,7 @@ from anonlab.metrics.classification import F_MEASURE
 from anonlab.metrics.clusters import CLUSTER_MEAN, CLUSTER_MIN, MAX_EMD, RUNTIME, SSE_TCM
 from anonlab.metrics.jsd import JSD
 from anonlab.metrics.relative_error import RE
+from anonlab.metrics.risk import INTERVAL_DISCLOSURE, RANK_LINKAGE, RECORD_LINKAGE
 from anonlab.metrics.sse import SSE, SSE_IDP, SSE_IDP_SD
 from anonlab.metrics.variance import VARIANCE_CHANGE
 from anonlab.validation import ParameterError, check_choice
@@ -22,7 +23,8 @@ __all__ = ["METRICS", "AttributeMetric", "ReleaseMetric", "get_attribute_metric"
 
 METRICS: dict[str, AttributeMetric | ReleaseMetric] = {
     m.name: m for m in (RE, JSD, VARIANCE_CHANGE, SSE, CLUSTER_MIN, CLUSTER_MEAN, MAX_EMD,
-                        SSE_TCM, RUNTIME, SSE_IDP, SSE_IDP_SD, F_MEASURE)
+                        SSE_TCM, RUNTIME, SSE_IDP, SSE_IDP_SD, F_MEASURE,
+                        RECORD_LINKAGE, RANK_LINKAGE, INTERVAL_DISCLOSURE)
 }
 
 
