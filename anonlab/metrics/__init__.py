@@ -12,7 +12,9 @@ from typing import Any
 from anonlab.metrics.base import AttributeMetric, ReleaseMetric
 from anonlab.metrics.classification import F_MEASURE
 from anonlab.metrics.clusters import CLUSTER_MEAN, CLUSTER_MIN, MAX_EMD, RUNTIME, SSE_TCM
+from anonlab.metrics.correlation import CORRELATION_DIFFERENCE
 from anonlab.metrics.jsd import JSD
+from anonlab.metrics.marginals import MARGINAL_TVD
 from anonlab.metrics.relative_error import RE
 from anonlab.metrics.risk import INTERVAL_DISCLOSURE, RANK_LINKAGE, RECORD_LINKAGE
 from anonlab.metrics.sse import SSE, SSE_IDP, SSE_IDP_SD
@@ -24,7 +26,8 @@ __all__ = ["METRICS", "AttributeMetric", "ReleaseMetric", "get_attribute_metric"
 METRICS: dict[str, AttributeMetric | ReleaseMetric] = {
     m.name: m for m in (RE, JSD, VARIANCE_CHANGE, SSE, CLUSTER_MIN, CLUSTER_MEAN, MAX_EMD,
                         SSE_TCM, RUNTIME, SSE_IDP, SSE_IDP_SD, F_MEASURE,
-                        RECORD_LINKAGE, RANK_LINKAGE, INTERVAL_DISCLOSURE)
+                        CORRELATION_DIFFERENCE, MARGINAL_TVD, RECORD_LINKAGE, RANK_LINKAGE,
+                        INTERVAL_DISCLOSURE)
 }
 
 
