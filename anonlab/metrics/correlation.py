@@ -44,10 +44,11 @@ def correlation_reference(original: np.ndarray, attributes: Sequence[Attribute])
 def correlation_against(reference: np.ndarray, released: np.ndarray) -> np.ndarray:
     """Per attribute i, the mean over the other attributes j of |r_ij − r'_ij|; their mean
     over attributes is the mean over the m(m − 1)/2 pairs (each pair counts twice). With
-    one attribute there is no pair: NaN."""
+    one attribute there is no pair and nothing to lose: 0 (a grid over m, as DP-IR's m = 1,
+    8, 13, stays defined)."""
     m = reference.shape[0]
     if m < 2:
-        return np.full(m, np.nan)
+        return np.zeros(m)
     difference = np.abs(reference - pearson(released))
     np.fill_diagonal(difference, 0.0)
     return difference.sum(axis=1) / (m - 1)
@@ -65,7 +66,7 @@ def correlation_difference(original: np.ndarray, released: np.ndarray,
 CORRELATION_DIFFERENCE = AttributeMetric(
     "correlation_difference", correlation_difference,
     "mean |r - r'| of the Pearson correlations over the m(m-1)/2 attribute pairs (a constant "
-    "column has r = 0; NaN for m = 1); no record correspondence needed (Domingo-Ferrer & "
+    "column has r = 0; 0 for m = 1); no record correspondence needed (Domingo-Ferrer & "
     "Torra 2001 IL on correlations; synthetic-data pairwise correlation difference)",
     requires=("numerical",),
     reference=correlation_reference, against=correlation_against)

@@ -91,10 +91,11 @@ def marginal_reference(original: np.ndarray, attributes: Sequence[Attribute],
 def marginal_against(reference: MarginalReference, released: np.ndarray) -> np.ndarray:
     """Per attribute, the mean TVD ½ Σ |p − q| of its 2-way tables with the other
     attributes; their mean over attributes is the mean over the m(m − 1)/2 pairs. With one
-    attribute there is no pair: NaN."""
+    attribute there is no pair and nothing to lose: 0 (a grid over m, as DP-IR's m = 1,
+    8, 13, stays defined)."""
     m = len(reference.attributes)
     if m < 2:
-        return np.full(m, np.nan)
+        return np.zeros(m)
     codes, _ = bin_codes(released, reference.attributes, reference.bins)
     shares = pair_shares(codes, reference.first, reference.second, reference.sizes,
                          reference.offsets)
@@ -119,6 +120,6 @@ MARGINAL_TVD = AttributeMetric(
     "marginal_tvd", marginal_tvd,
     "total variation distance of the 2-way marginals averaged over the m(m-1)/2 attribute "
     "pairs (NIST challenges, AIM's workload error), numerical attributes in equal-width "
-    "bins over the domain (option bins, default 32), categorical ones by code; NaN for "
+    "bins over the domain (option bins, default 32), categorical ones by code; 0 for "
     "m = 1; no record correspondence needed",
     option_choices={"bins": BINS}, reference=marginal_reference, against=marginal_against)

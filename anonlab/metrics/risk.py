@@ -41,7 +41,7 @@ import numpy as np
 
 from anonlab.datasets import Attribute, Dataset
 from anonlab.methods.base import Release
-from anonlab.metrics.base import AttributeMetric, ReleaseMetric
+from anonlab.metrics.base import ReleaseMetric
 
 #: bytes of one chunk's temporary (chunk × distinct released records) float array; a
 #: chunk holds about three of them, so the peak stays near 100 MB whatever n is
@@ -250,8 +250,18 @@ RANK_LINKAGE = ReleaseMetric(
     "DBRL on each file's average ranks / n, t tied nearest records counting 1/t (option "
     "known: roles | protected)",
     option_choices={"known": KNOWN}, requires=("record_correspondence", "numerical"))
-INTERVAL_DISCLOSURE = AttributeMetric(
-    "interval_disclosure", interval_disclosure,
+def interval_disclosure_of_release(view: Dataset, release: Release,
+                                   percent: str | int = PERCENTS[0],
+                                   interval: str = INTERVALS[0]) -> float:
+    """:func:`interval_disclosure` of the protected attributes, averaged over them: the
+    share of (record, attribute) values disclosed. A release-level metric, not a
+    per-attribute one: as a risk it is 1, not 0, for an unchanged attribute."""
+    return float(np.mean(interval_disclosure(view.protected_values, release.values,
+                                             view.protected_attributes, percent, interval)))
+
+
+INTERVAL_DISCLOSURE = ReleaseMetric(
+    "interval_disclosure", interval_disclosure_of_release,
     "interval disclosure (Domingo-Ferrer, Mateo-Sanz & Torra 2001): share of original "
     "values within the rank interval (ranks within p% of n) around their released value, "
     "averaged over p = 1..10% (options percent, interval: rank | sd)",

@@ -44,6 +44,11 @@ METRIC_NAMES: dict[str, str] = {
     "sse_idp": "Mean SSE (iDP Eq. 5)",
     "sse_idp_sd": "Mean SSE over σ (iDP)",
     "f_measure": "F-measure",
+    "correlation_difference": "Mean |Δ correlation| over attribute pairs",
+    "marginal_tvd": "2-way marginal TVD",
+    "record_linkage": "Record linkage risk (DBRL)",
+    "rank_linkage": "Rank-based record linkage risk",
+    "interval_disclosure": "Interval disclosure risk",
 }
 """Display name, with unit, of every registered metric (:data:`anonlab.metrics.METRICS`)."""
 
