@@ -64,7 +64,7 @@ def test_ir_laplace_draws_one_category_per_cluster(adult_sample):
     release = make_method("ir_laplace", {"k": 40, "epsilon": 1.0}).protect(
         adult_sample, np.random.default_rng(1))
     for j in (2, 3):
-        labels, values = release.labels[:, j], release.values[:, j]
+        labels, values = release.cluster_labels[:, j], release.values[:, j]
         for cluster in range(labels.max() + 1):
             assert len(np.unique(values[labels == cluster])) == 1
         assert np.bincount(labels).min() >= 40
@@ -75,7 +75,7 @@ def test_ir_categorical_centroids_are_marginality_centroids(adult_sample):
     j = 2
     taxonomy = adult_sample.protected_attributes[j].taxonomy
     codes = adult_sample.protected_values[:, j].astype(int)
-    labels = release.labels[:, j]
+    labels = release.cluster_labels[:, j]
     expected = marginality_centroids(taxonomy, codes, labels, labels.max() + 1)[labels]
     np.testing.assert_array_equal(release.values[:, j], expected)
 

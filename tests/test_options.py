@@ -285,12 +285,12 @@ def test_remainder_option_and_each_clusters_sensitivity(name, remainder):
     if remainder == "last":
         np.testing.assert_array_equal(release.values, release_of(name, params, data).values)
     else:
-        assert not np.array_equal(release.labels, release_of(name, params, data).labels)
+        assert not np.array_equal(release.cluster_labels, release_of(name, params, data).cluster_labels)
     m = len(data.protected)
     low = np.array([a.domain[0] for a in data.protected_attributes])
     high = np.array([a.domain[1] for a in data.protected_attributes])
     for j in range(m):
-        labels = release.labels[:, j]
+        labels = release.cluster_labels[:, j]
         sizes = np.bincount(labels)
         assert sizes.min() >= k and sizes.max() == k + n % k
         big = {"last": len(sizes) - 1, "first": 0, "middle": (len(sizes) - 1) // 2}[remainder]

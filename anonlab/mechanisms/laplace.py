@@ -8,6 +8,9 @@ import numpy as np
 
 from anonlab.validation import ParameterError, check_epsilon
 
+#: rows of noise drawn at once by :meth:`LaplaceMechanism.randomise` into ``out``
+CHUNK_ROWS = 4096
+
 
 @dataclass(frozen=True)
 class LaplaceMechanism:
@@ -40,7 +43,15 @@ class LaplaceMechanism:
         """Independent draws of zero-mean Laplace noise of this scale."""
         return rng.laplace(0.0, 1.0, size=shape) * self.scale
 
-    def randomise(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """``values`` plus one independent draw per entry."""
+    def randomise(self, values: np.ndarray, rng: np.random.Generator,
+                  out: np.ndarray | None = None) -> np.ndarray:
+        """``values`` plus one independent draw per entry; into ``out`` (which may be
+        ``values``) when given, drawing :data:`CHUNK_ROWS` rows at a time: the same draws,
+        in the same order, without a full-size noise array."""
         values = np.asarray(values, dtype=float)
-        return values + self.noise(values.shape, rng)
+        if out is None:
+            return values + self.noise(values.shape, rng)
+        for start in range(0, max(len(values), 1), CHUNK_ROWS):
+            rows = slice(start, start + CHUNK_ROWS)
+            np.add(values[rows], self.noise(values[rows].shape, rng), out=out[rows])
+        return out

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -27,7 +28,8 @@ class Release:
     dataset : the data set view that was protected.
     values : ``(n, m)`` released values of ``dataset.protected``, post-processed.
     labels : ``(n, m)`` cluster label of each record per protected attribute, or ``None``
-        for methods that do not cluster.
+        for methods that do not cluster or that compute them on demand
+        (:attr:`cluster_labels`).
     scale : Laplace scale used per protected attribute, ``(m,)``, or per cluster and
         attribute, ``(n_clusters, m)``, when it varies by cluster (iDP); ``None`` without
         noise.
@@ -36,6 +38,8 @@ class Release:
         correspondence (synthetic data, whose records are not the original ones);
         ``None`` when record ``i`` of the release is record ``i`` of the data, whose class
         it keeps.
+    labelling : computes ``labels`` on demand (:attr:`cluster_labels`) when the method
+        does not keep them.
     guarantee : what the release guarantees (:func:`anonlab.methods.guarantees.of_release`),
         set by the runner and by :func:`anonlab.protect` after the ``protect`` call.
     """
@@ -47,6 +51,16 @@ class Release:
     seconds: float | None = None
     guarantee: Guarantee | None = None
     target: np.ndarray | None = None
+    labelling: Callable[[], np.ndarray] | None = field(default=None, repr=False,
+                                                       compare=False)
+
+    @cached_property
+    def cluster_labels(self) -> np.ndarray | None:
+        """``labels``, or computed once by ``labelling`` (individual ranking keeps only
+        its sort, not an ``(n, m)`` array of labels no metric may ask for)."""
+        if self.labels is None and self.labelling is not None:
+            return self.labelling()
+        return self.labels
 
     @cached_property
     def frame(self) -> pd.DataFrame:
@@ -144,7 +158,8 @@ def postprocess(dataset: Dataset, values: np.ndarray, noisy: bool,
     out = values if in_place else np.array(values, dtype=float, copy=True)
     if noisy:
         integer = np.array([a.integer for a in attrs], dtype=bool) & numeric
-        out[:, integer] = np.round(out[:, integer])
+        for j in np.flatnonzero(integer):  # column by column: no copy of the matrix
+            np.round(out[:, j], out=out[:, j])
         low[integer] = np.ceil(low[integer])
         high[integer] = np.floor(high[integer])
     return np.clip(out, low, high, out=out)  # categorical codes are left as they are

@@ -3,7 +3,9 @@ numerical and categorical attributes (DP-IR §3.2–3.4)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import ClassVar
 
 import numpy as np
@@ -16,7 +18,12 @@ from anonlab.mechanisms import (
 )
 from anonlab.methods.base import Method, Release, codes_of, postprocess, split_kinds
 from anonlab.methods.categorical import centroid_codes, private_centroid_codes, ranking_clusters
-from anonlab.microaggregation import REMAINDERS, IndividualRanking, individual_ranking
+from anonlab.microaggregation import (
+    REMAINDERS,
+    IndividualRanking,
+    individual_ranking,
+    rank_labels,
+)
 from anonlab.semantics import order_path_sensitivity
 from anonlab.validation import check_int
 
@@ -37,6 +44,31 @@ def _numeric_ranking(dataset: Dataset, numeric: list[int], k: int,
     values = dataset.protected_values
     subset = values if len(numeric) == values.shape[1] else values[:, numeric]
     return individual_ranking(subset, k, dataset.sorted_protected.columns(numeric), remainder)
+
+
+def _labels(shape: tuple[int, int], numeric: list[int], order: np.ndarray, sizes: np.ndarray,
+            categorical: dict[int, np.ndarray]) -> np.ndarray:
+    """The release's ``(n, m)`` 32-bit labels: the individual-ranking clusters of the
+    numerical attributes (at positions ``numeric``, cut from their sort ``order`` into
+    ``sizes``) and the ``categorical`` ones ({position: clusters})."""
+    if not categorical:
+        return rank_labels(order, sizes)
+    labels = np.empty(shape, dtype=np.int32 if shape[0] < 2**31 else np.int64)
+    if numeric:
+        labels[:, numeric] = rank_labels(order, sizes)
+    for j, clusters in categorical.items():
+        labels[:, j] = clusters
+    return labels
+
+
+def _labelling(dataset: Dataset, ranking: IndividualRanking | None,
+               categorical: dict[int, np.ndarray]) -> Callable[[], np.ndarray]:
+    """Computes the release's labels on demand, holding the sort's ``order`` (kept by the
+    data set anyway) and the cluster sizes, not the ranking's centroids."""
+    numeric = split_kinds(dataset)[0]
+    order = None if ranking is None else ranking.order
+    sizes = None if ranking is None else ranking.sizes
+    return partial(_labels, dataset.protected_values.shape, numeric, order, sizes, categorical)
 
 
 @dataclass(frozen=True)
@@ -61,17 +93,19 @@ class IndividualRankingMethod(Method):
         k = check_int(self.k, "k", 1, dataset.n)
         values = dataset.protected_values
         numeric, _ = split_kinds(dataset)
+        # the sort's buffers are freed before the release is made
+        ranking = _numeric_ranking(dataset, numeric, k, self.remainder) if numeric else None
         released = np.empty(values.shape)  # every column is written below
-        labels = np.empty(values.shape, dtype=np.int64)
-        if numeric:
-            ranking = _numeric_ranking(dataset, numeric, k, self.remainder)
-            ranking.spread(values=released, labels=labels, columns=numeric)
-            del ranking  # not held while the release is post-processed
-        for j, clusters in _categorical_clusters(dataset, k, self.remainder).items():
+        if ranking is not None:
+            ranking.spread(values=released, columns=numeric)
+        categorical = _categorical_clusters(dataset, k, self.remainder)
+        for j, clusters in categorical.items():
             taxonomy = dataset.protected_attributes[j].taxonomy
             released[:, j] = centroid_codes(taxonomy, codes_of(values, j), clusters)[clusters]
-            labels[:, j] = clusters
-        return Release(dataset, postprocess(dataset, released, noisy=False), labels=labels)
+        labelling = _labelling(dataset, ranking, categorical)
+        del ranking  # its centroids are not held while the release is post-processed
+        return Release(dataset, postprocess(dataset, released, noisy=False, in_place=True),
+                       labelling=labelling)
 
 
 @dataclass(frozen=True)
@@ -100,26 +134,28 @@ class IndividualRankingLaplace(Method):
         values = dataset.protected_values
         numeric, _ = split_kinds(dataset)
         budget = attribute_budget(self.epsilon, len(attrs))  # DP-IR §3.3 item 2: ε/m each
+        # the sort's buffers are freed before the release is made
+        ranking = _numeric_ranking(dataset, numeric, k, self.remainder) if numeric else None
         noisy = np.empty(values.shape)  # every column is written below
-        labels = np.empty(values.shape, dtype=np.int64)
         scale = np.full(len(attrs), np.nan)
-        if numeric:
-            ranking = _numeric_ranking(dataset, numeric, k, self.remainder)
+        if ranking is not None:
             widths = np.array([attrs[j].width for j in numeric])
             # DP-IR Alg. 1 step 2 with §3.3 item 2: sensitivity Δ(A_i)/k (Lemma 1); every
             # `remainder` option keeps each cluster at ≥ k records, as Lemma 1 needs
             mechanism = LaplaceMechanism(individual_ranking_sensitivity(widths, k), budget)
             # DP-IR Alg. 1 note: the same draw for all repeated centroid values of a cluster
-            noisy_centroids = mechanism.randomise(ranking.centroids, rng)
-            ranking.spread(noisy_centroids, values=noisy, labels=labels, columns=numeric)
+            # (drawn into the ranking's own centroids, which only this call holds)
+            mechanism.randomise(ranking.centroids, rng, out=ranking.centroids)
+            ranking.spread(values=noisy, columns=numeric)
             scale[numeric] = mechanism.scale
-            del ranking, noisy_centroids  # not held while the release is post-processed
-        for j, clusters in _categorical_clusters(dataset, k, self.remainder).items():
+        categorical = _categorical_clusters(dataset, k, self.remainder)
+        for j, clusters in categorical.items():
             taxonomy = attrs[j].taxonomy
             # DP-IR Alg. 2 with Δ(q) the order-path bound (docs/reproduction-notes.md)
             chosen = private_centroid_codes(taxonomy, codes_of(values, j), clusters, budget,
                                             order_path_sensitivity(taxonomy), rng)
             noisy[:, j] = chosen[clusters]
-            labels[:, j] = clusters
+        labelling = _labelling(dataset, ranking, categorical)
+        del ranking  # its centroids are not held while the release is post-processed
         return Release(dataset, postprocess(dataset, noisy, noisy=True, in_place=True),
-                       labels=labels, scale=scale)
+                       scale=scale, labelling=labelling)

@@ -13,10 +13,11 @@ from anonlab.validation import ParameterError
 
 
 def _labels(release: Release, metric: str) -> np.ndarray:
-    if release.labels is None:
+    labels = release.cluster_labels
+    if labels is None:
         raise ParameterError(f"metric {metric!r} needs a clustering method; the release has "
                              "no clusters")
-    return release.labels
+    return labels
 
 
 def _role(view: Dataset, role: str, metric: str) -> list[int]:

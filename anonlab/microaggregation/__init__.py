@@ -7,6 +7,7 @@ from anonlab.microaggregation.individual_ranking import (
     SortedColumns,
     cluster_sizes,
     individual_ranking,
+    rank_labels,
     ranking_labels,
     sort_columns,
 )
@@ -17,6 +18,7 @@ from anonlab.microaggregation.preprocessing import preprocessed_centroids
 __all__ = [
     "REMAINDERS", "IndividualRanking", "SortedColumns", "cluster_means", "cluster_sizes",
     "domain_order", "individual_ranking",
-    "insensitive_labels", "mdav", "preprocessed_centroids", "ranking_labels", "sort_columns",
+    "insensitive_labels", "mdav", "preprocessed_centroids", "rank_labels", "ranking_labels",
+    "sort_columns",
     "standardise",
 ]

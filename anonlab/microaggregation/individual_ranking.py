@@ -7,10 +7,10 @@ by construction, so ties keep record order as NumPy's stable argsort does; the o
 equal those of the plain NumPy code kept in ``benchmarks/reference_ir.py``, bit for bit
 (``tests/test_kernels_ir.py``).
 
-Memory: a sort keeps ``order`` (32-bit) and the sorted values, 1.5 times the input;
-the ranks and the ``(n, m)`` int64 labels are computed only when asked for, and a
-release is written straight from the sort (:meth:`IndividualRanking.spread`) through a
-32-bit array of each record's cluster. Compiling the loops takes about 5 s once; later
+Memory: a sort keeps ``order`` (32-bit), half the input; the sorted values, the ranks and
+the 32-bit labels are computed only when asked for (iDP's cluster extremes, cluster
+metrics), and a release is written straight from the sort, cluster by cluster
+(:meth:`IndividualRanking.spread`). Compiling the loops takes about 5 s once; later
 processes load them from the cache (under a second).
 """
 
@@ -88,37 +88,22 @@ def _sort_key(bits: np.uint64) -> np.uint64:
 
 
 @njit(cache=True)
-def _key_value(key: np.uint64) -> np.uint64:
-    """The float64 bits of ``key`` (:func:`_sort_key`'s inverse for every number but −0.0
-    and NaN)."""
-    if key & _SIGN:
-        return key ^ _SIGN
-    return ~key
-
-
-@njit(cache=True)
-def _column_keys(bits: np.ndarray, keys: np.ndarray, low: np.ndarray, high: np.ndarray,
-                 varying: np.ndarray, special: np.ndarray) -> None:
-    """``keys[a, i]``: the key of ``bits[i, a]``, in one pass over the rows; per column the
-    smallest and largest key, the OR of every key's difference to the first one (its
-    trailing zeros are bits no key changes) and whether a −0.0 or a NaN occurs (their bits
-    are not recovered from the key)."""
+def _column_ranges(bits: np.ndarray, low: np.ndarray, high: np.ndarray,
+                   varying: np.ndarray) -> None:
+    """Per column of the float64 ``bits``, in one pass over the rows: the smallest and
+    largest key and the OR of every key's difference to the first one (its trailing zeros
+    are bits no key changes)."""
     n, m = bits.shape
     for a in range(m):
         low[a] = _LARGEST
         high[a] = _ZERO
         varying[a] = _ZERO
-        special[a] = False
     for i in range(n):
         for a in range(m):
-            value = bits[i, a]
-            key = _sort_key(value)
-            keys[a, i] = key
+            key = _sort_key(bits[i, a])
             low[a] = min(low[a], key)
             high[a] = max(high[a], key)
-            varying[a] |= key - keys[a, 0]
-            if value == _SIGN or key == _LARGEST:
-                special[a] = True
+            varying[a] |= key - _sort_key(bits[0, a])
 
 
 @njit(cache=True)
@@ -206,28 +191,21 @@ def _radix_argsort(keys: np.ndarray, low: np.uint64, high: np.uint64, varying: n
 
 
 @njit(cache=True)
-def _sort_columns(bits: np.ndarray, order: np.ndarray, ordered_bits: np.ndarray,
+def _sort_columns(bits: np.ndarray, order: np.ndarray, keys: np.ndarray,
                   key_buffer: np.ndarray, index_buffer: np.ndarray,
                   radix_bits: tuple[int, int]) -> None:
     """``order[a]``: the records by increasing value in column ``a`` of the float64 matrix
-    whose ``bits`` are given, ties in record order; ``ordered_bits[a]``: the bits of the
-    sorted values (their keys while sorting). The buffers hold one column each."""
+    whose ``bits`` are given, ties in record order. The buffers hold one column each."""
     n, m = bits.shape
     low = np.empty(m, dtype=np.uint64)
     high = np.empty(m, dtype=np.uint64)
     varying = np.empty(m, dtype=np.uint64)
-    special = np.empty(m, dtype=np.bool_)
-    _column_keys(bits, ordered_bits, low, high, varying, special)
+    _column_ranges(bits, low, high, varying)
     for a in range(m):
-        keys = ordered_bits[a]
+        for i in range(n):
+            keys[i] = _sort_key(bits[i, a])
         _radix_argsort(keys, low[a], high[a], varying[a], order[a], key_buffer,
                        index_buffer, radix_bits)
-        if special[a]:
-            for i in range(n):
-                keys[i] = bits[order[a, i], a]
-        else:
-            for i in range(n):
-                keys[i] = _key_value(keys[i])
 
 
 @njit(cache=True)
@@ -244,20 +222,20 @@ def _rank_clusters(order: np.ndarray, sizes: np.ndarray, clusters: np.ndarray) -
 
 
 @njit(cache=True)
-def _spread(clusters: np.ndarray, centroids: np.ndarray, columns: np.ndarray,
-            values: np.ndarray, labels: np.ndarray, with_values: bool,
-            with_labels: bool) -> None:
-    """Row by row, ``values[r, columns[a]] = centroids[a, c]`` and ``labels[r, columns[a]]
-    = c`` for ``c = clusters[a, r]`` (``centroids`` by attribute, so each attribute's
-    lookups stay in one contiguous row)."""
-    m, n = clusters.shape
-    for r in range(n):
-        for a in range(m):
-            cluster = clusters[a, r]
-            if with_values:
-                values[r, columns[a]] = centroids[a, cluster]
-            if with_labels:
-                labels[r, columns[a]] = cluster
+def _spread(order: np.ndarray, sizes: np.ndarray, centroids: np.ndarray, columns: np.ndarray,
+            values: np.ndarray) -> None:
+    """``values[r, columns[a]] = centroids[a, c]`` for each record ``r`` of cluster ``c``
+    in attribute ``a``'s ranking, walking ``order[a]`` cluster by cluster (no array of
+    each record's cluster is made)."""
+    m = order.shape[0]
+    for a in range(m):
+        column = columns[a]
+        rank = 0
+        for j in range(sizes.shape[0]):
+            centroid = centroids[a, j]
+            for _ in range(sizes[j]):
+                values[order[a, rank], column] = centroid
+                rank += 1
 
 
 # --- public API --------------------------------------------------------------------------
@@ -266,18 +244,34 @@ def _spread(clusters: np.ndarray, centroids: np.ndarray, columns: np.ndarray,
 @dataclass(frozen=True)
 class SortedColumns:
     """Each column of an ``n × m`` matrix sorted once: ``order[:, a]`` lists the records by
-    increasing value of attribute ``a`` (stable, so ties keep record order), ``ranks`` is
-    its inverse (the position of each record; computed on first use) and ``ordered`` the
-    sorted values. Individual ranking at any k reuses it.
+    increasing value of attribute ``a`` (stable, so ties keep record order); ``ranks`` is
+    its inverse (the position of each record) and ``ordered`` the sorted values, both
+    computed on first use. Individual ranking at any k reuses it.
 
-    ``order`` holds 32-bit integers below 2³¹ records (half the memory of int64), and both
-    arrays are transposes of ``(m, n)`` C arrays, so each column is contiguous (the
-    cluster sums ``np.add.reduceat`` takes along a column are the same, bit for bit, as
-    over a C array: each segment's first value plus NumPy's pairwise sum of the rest).
+    Only ``order`` is made by the sort: 32-bit integers below 2³¹ records (half the memory
+    of the values), the transpose of an ``(m, n)`` C array, so each column is contiguous.
+    A column's sorted values are gathered from ``values`` when needed (:meth:`column`),
+    so a sort held for a data set costs half its values, not one and a half.
     """
 
     order: np.ndarray
-    ordered: np.ndarray
+    values: np.ndarray
+
+    @cached_property
+    def ordered(self) -> np.ndarray:
+        """``(n, m)`` each column sorted (the transpose of an ``(m, n)`` C array)."""
+        n, m = self.order.shape
+        ordered = np.empty((m, n))
+        for a in range(m):
+            np.take(self.values[:, a], self.order[:, a], out=ordered[a])
+        return ordered.T
+
+    def column(self, a: int) -> np.ndarray:
+        """Column ``a`` sorted: from :attr:`ordered` once computed, else gathered (and not
+        kept)."""
+        if "ordered" in self.__dict__:
+            return self.ordered[:, a]
+        return self.values[:, a].take(self.order[:, a])
 
     @cached_property
     def ranks(self) -> np.ndarray:
@@ -292,7 +286,7 @@ class SortedColumns:
         if list(positions) == list(range(self.order.shape[1])):
             return self
         return SortedColumns(np.ascontiguousarray(self.order.T[positions]).T,
-                             np.ascontiguousarray(self.ordered.T[positions]).T)
+                             self.values[:, positions])
 
 
 def sort_columns(values: np.ndarray) -> SortedColumns:
@@ -304,11 +298,10 @@ def sort_columns(values: np.ndarray) -> SortedColumns:
     n, m = matrix.shape
     index = np.int32 if n < 2**31 else np.int64
     order = np.empty((m, n), dtype=index)
-    ordered = np.empty((m, n))
     if n and m:  # the kernel allocates only per-column counters
-        _sort_columns(matrix.view(np.uint64), order, ordered.view(np.uint64),
+        _sort_columns(matrix.view(np.uint64), order, np.empty(n, dtype=np.uint64),
                       np.empty(n, dtype=np.uint64), np.empty(n, dtype=index), RADIX_BITS)
-    return SortedColumns(order=order.T, ordered=ordered.T)
+    return SortedColumns(order=order.T, values=matrix)
 
 
 @dataclass(frozen=True)
@@ -319,32 +312,35 @@ class IndividualRanking:
     ----------
     centroids : ``(n // k, m)`` cluster means, cluster ``j`` of attribute ``a`` at ``[j, a]``.
     sizes : ``(n // k,)`` cluster sizes (shared by all attributes), k..2k−1, in rank order.
-    ordered : ``(n, m)`` each column sorted; cluster ``j`` holds rows
-        ``starts[j] : starts[j] + sizes[j]`` of it.
-    starts : ``(n // k,)`` first sorted row of each cluster.
-    order : ``(n, m)`` the record at each rank of each attribute
-        (:attr:`SortedColumns.order`).
-    labels : ``(n, m)`` int64, cluster of each record in each attribute's ranking
-        (computed on first use).
+    starts : ``(n // k,)`` first sorted row of each cluster: cluster ``j`` holds rows
+        ``starts[j] : starts[j] + sizes[j]`` of :attr:`ordered`.
+    sorted_columns : the sort it was cut from (:class:`SortedColumns`).
     """
 
     centroids: np.ndarray
     sizes: np.ndarray
-    ordered: np.ndarray
     starts: np.ndarray
-    order: np.ndarray
+    sorted_columns: SortedColumns
 
     @property
     def n_clusters(self) -> int:
         """⌊n/k⌋."""
         return len(self.sizes)
 
+    @property
+    def order(self) -> np.ndarray:
+        """``(n, m)`` the record at each rank of each attribute (:attr:`SortedColumns.order`)."""
+        return self.sorted_columns.order
+
+    @property
+    def ordered(self) -> np.ndarray:
+        """``(n, m)`` each column sorted (:attr:`SortedColumns.ordered`, computed once)."""
+        return self.sorted_columns.ordered
+
     @cached_property
     def labels(self) -> np.ndarray:
-        """``(n, m)`` cluster of each record in each attribute's ranking."""
-        labels = np.empty(self.order.shape, dtype=np.int64)
-        self.spread(labels=labels)
-        return labels
+        """``(n, m)`` cluster of each record in each attribute's ranking (32-bit)."""
+        return rank_labels(self.order, self.sizes)
 
     @property
     def sums(self) -> np.ndarray:
@@ -362,12 +358,12 @@ class IndividualRanking:
         return self.ordered[self.starts + self.sizes - 1 - r]
 
     def spread(self, centroids: np.ndarray | None = None, values: np.ndarray | None = None,
-               labels: np.ndarray | None = None, columns: list[int] | None = None) -> None:
-        """Write each record's cluster value and label in place: for attribute ``a`` and
-        record ``r`` in cluster ``c``, ``values[r, columns[a]] = centroids[c, a]`` and
-        ``labels[r, columns[a]] = c`` (``centroids`` by default :attr:`centroids`,
-        ``columns`` by default ``0..m−1``; either output may be omitted). No ``(n, m)``
-        array but a 32-bit one of each record's cluster is made."""
+               columns: list[int] | None = None) -> None:
+        """Write each record's cluster value into ``values`` in place: for attribute ``a``
+        and record ``r`` in cluster ``c``, ``values[r, columns[a]] = centroids[c, a]``
+        (``centroids`` by default :attr:`centroids`, ``columns`` by default ``0..m−1``).
+        Nothing of size ``(n, m)`` is made (a transposed copy of ``centroids`` unless it
+        is the transpose of a C array, as :attr:`centroids` is)."""
         n, m = self.order.shape
         columns = np.arange(m) if columns is None else np.asarray(columns, dtype=np.int64)
         centroids = self.centroids if centroids is None else centroids
@@ -375,13 +371,8 @@ class IndividualRanking:
         if centroids.shape != self.centroids.shape or columns.shape != (m,):
             raise ValueError(f"centroids must be {self.centroids.shape} and columns "
                              f"({m},), got {centroids.shape} and {columns.shape}")
-        clusters = np.empty((m, n), dtype=np.int32 if self.n_clusters < 2**31 else np.int64)
-        _rank_clusters(np.ascontiguousarray(self.order.T), self.sizes, clusters)
-        empty_values, empty_labels = np.empty((0, 0)), np.empty((0, 0), dtype=np.int64)
-        _spread(clusters, np.ascontiguousarray(centroids.T), columns,
-                empty_values if values is None else values,
-                empty_labels if labels is None else labels,
-                values is not None, labels is not None)
+        _spread(np.ascontiguousarray(self.order.T), self.sizes,
+                np.ascontiguousarray(centroids.T), columns, values)
 
     def release(self, centroids: np.ndarray | None = None) -> np.ndarray:
         """The microaggregated matrix X^M: every value replaced by its cluster centroid
@@ -399,14 +390,27 @@ def individual_ranking(values: np.ndarray, k: int, sorted_columns: SortedColumns
     ``k`` consecutive values with one group absorbing the n mod k remaining values (the
     last by default; ``remainder``, see :func:`cluster_sizes`), and each value is
     represented by its group mean. Vectorised over records and attributes;
-    ``sorted_columns`` (:func:`sort_columns` of ``values``) skips the sort.
+    ``sorted_columns`` (:func:`sort_columns` of ``values``) skips the sort. The cluster
+    sums are taken one sorted column at a time, so no sorted copy of the matrix is made.
     """
     if sorted_columns is None:
         sorted_columns = sort_columns(values)
-    ordered = sorted_columns.ordered
-    n = ordered.shape[0]
+    n, m = sorted_columns.order.shape
     sizes = cluster_sizes(n, k, remainder)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-    centroids = np.add.reduceat(ordered, starts, axis=0) / sizes[:, None]
-    return IndividualRanking(centroids=centroids, sizes=sizes, ordered=ordered,
-                             starts=starts, order=sorted_columns.order)
+    centroids = np.empty((m, len(sizes)))  # by attribute: spread reads it uncopied
+    for a in range(m):
+        np.add.reduceat(sorted_columns.column(a), starts, out=centroids[a])
+        centroids[a] /= sizes
+    return IndividualRanking(centroids=centroids.T, sizes=sizes, starts=starts,
+                             sorted_columns=sorted_columns)
+
+
+def rank_labels(order: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """``(n, m)`` 32-bit cluster of each record when each column of ``order``
+    (:attr:`SortedColumns.order`) is cut into groups of ``sizes`` consecutive ranks (the
+    transpose of an ``(m, n)`` C array)."""
+    n, m = order.shape
+    clusters = np.empty((m, n), dtype=np.int32 if len(sizes) < 2**31 else np.int64)
+    _rank_clusters(np.ascontiguousarray(order.T), np.asarray(sizes), clusters)
+    return clusters.T
