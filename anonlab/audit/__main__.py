@@ -1,0 +1,7 @@
+"""``python -m anonlab.audit``: see :mod:`anonlab.audit.command`."""
+
+import sys
+
+from anonlab.audit.command import main
+
+sys.exit(main())
