@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from anonlab.audit.bounds import epsilon_lower_bound
 from anonlab.audit.data import Neighbour, audit_dataset, neighbours
 from anonlab.audit.events import Measured, choose_event, measure
 from anonlab.audit.noisefree import Aimed, NotAuditable, noise_free
@@ -77,6 +78,15 @@ class AuditResult:
         return None if best is None else best.epsilon_lower
 
     @property
+    def ceiling(self) -> float:
+        """The largest bound these runs can give (every hold-out release of one data set
+        in the event, none of the other's): a bound near it means the releases tell D
+        from D' about every time."""
+        trials = self.settings.runs - self.settings.runs // 2
+        beta = (1 - self.settings.confidence) / (2 * len(self.results))
+        return float(epsilon_lower_bound(trials, trials, 0, trials, beta))
+
+    @property
     def exceeds_claim(self) -> list[str]:
         """The views whose bound exceeds the claimed ε in total."""
         claim = self.claimed.epsilon_total or math.inf
@@ -102,6 +112,7 @@ class AuditResult:
             row[f"pair_{view}"] = None if best is None else best.pair
             row[f"event_{view}"] = None if best is None else best.event
         row["exceeds_claim"] = " ".join(self.exceeds_claim)
+        row["eps_ceiling"] = round(self.ceiling, 4)
         row.update(self.settings.as_dict())
         row.update({"tests": len(self.results), "seconds": round(self.seconds, 2),
                     "us_per_call": round(self.seconds_per_call * 1e6, 1), "note": self.note})
@@ -117,7 +128,8 @@ class AuditResult:
                  f"{s.runs} releases per data set ({self.seconds_per_call * 1e6:.0f} us each), "
                  f"{self.seconds:.1f} s",
                  f"lower bounds on epsilon, {s.confidence:.0%} jointly over "
-                 f"{len(self.results)} tests:"]
+                 f"{len(self.results)} tests (the most these runs can show: "
+                 f"{self.ceiling:.2f}):"]
         for view in VIEWS:
             best = self.best(view)
             if best is not None:

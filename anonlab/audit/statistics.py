@@ -5,7 +5,8 @@ releases μ of D and μ' of D' (:mod:`anonlab.audit.noisefree`) and the Laplace 
 each value:
 
 ``llr``
-    Σ_c (|y_c − μ_c| − |y_c − μ'_c|) / b_c over the values that move: the log-likelihood
+    Σ_c (|y_c − μ_c| − |y_c − μ'_c|) / b_c over the values that move (computed without
+    floating-point artefacts, see :meth:`Statistic.__call__`): the log-likelihood
     ratio of D' to D were each value μ or μ' plus independent Laplace noise of scale b
     (clipping, rounding and draws shared by a cluster's records are ignored), so the
     most powerful test of D against D' (Neyman–Pearson lemma) for that model; its
@@ -56,9 +57,15 @@ class Statistic:
         if self.kind != "llr":
             return samples @ self.weights
         used = np.flatnonzero(self.weights)
-        y = samples[:, used]
-        # Laplace log-likelihood ratio, ln p_D'(y) − ln p_D(y), one term per moving value
-        return (np.abs(y - self.mu[used]) - np.abs(y - self.mu2[used])) @ self.weights[used]
+        mu, mu2 = self.mu[used], self.mu2[used]
+        gap = np.abs(mu2 - mu)
+        # Laplace log-likelihood ratio, ln p_D'(y) − ln p_D(y) = Σ (|y − μ| − |y − μ'|)/b,
+        # each term written as sign(μ' − μ)·clip(2y − μ − μ', ±|μ' − μ|) so that a value
+        # beyond both centres gives exactly ±|μ' − μ|: the difference of the two distances
+        # would carry rounding that depends on y's low-order bits, an event on which the
+        # floating-point Laplace of D and D' differ (Mironov 2012), not the mechanism's ε
+        terms = np.sign(mu2 - mu) * np.clip(2 * samples[:, used] - mu - mu2, -gap, gap)
+        return terms @ self.weights[used]
 
 
 def _moves(base: Aimed, moved: Aimed, view: str) -> tuple[np.ndarray, np.ndarray]:

@@ -91,7 +91,7 @@ def _atomic_write(path: Path, text: str) -> None:
 
 
 MARKDOWN_COLUMNS = ("method", "epsilon", "claimed_eps_per_attribute", "claimed_eps_total",
-                    "eps_lower_aligned", "eps_lower_centroids", "exceeds_claim",
+                    "eps_lower_aligned", "eps_lower_centroids", "eps_ceiling", "exceeds_claim",
                     "pair_aligned", "pair_centroids", "runs", "seed", "seconds")
 
 
@@ -104,7 +104,9 @@ def markdown(table: pd.DataFrame, skipped: dict[str, str], settings: Settings) -
              f"row's tests). Data: `{s.data}`, n={s.n}, m={s.m}, k={s.k}, domain "
              f"[{s.low:g}, {s.high:g}]; {s.runs} releases per data set; seed {s.seed}. "
              "`aligned`: the release as `protect` returns it (record i at row i); "
-             "`centroids`: the rank-ordered noisy centroid list the papers calibrate to. "
+             "`centroids`: the rank-ordered noisy centroid list the papers calibrate to; "
+             "`eps_ceiling`: the largest bound the runs can show (a bound near it: the "
+             "releases tell D from D' about every time). "
              "A bound is a lower bound: one at or below the claim confirms nothing, one "
              "above it refutes the claim (at the stated confidence).", ""]
     columns = [c for c in MARKDOWN_COLUMNS if c in table.columns]
