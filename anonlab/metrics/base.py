@@ -32,6 +32,19 @@ class _Options:
     options: Mapping[str, Any]
     requires: tuple[str, ...]
 
+    def refuses(self, method: Any) -> bool:
+        """Whether the metric compares each record with its own release and ``method``'s
+        records correspond to no original record (synthetic data)."""
+        return ("record_correspondence" in self.requires
+                and not getattr(method, "record_aligned", True))
+
+    def undefined(self, view: Dataset, method: Any) -> bool:
+        """Whether the metric is undefined for ``method``'s release of ``view`` by what the
+        release or the data lack, not by a mistake: record correspondence
+        (:meth:`refuses`) or a class (``target``). Config ``inapplicable: skip`` leaves
+        such pairs out instead of refusing the run."""
+        return self.refuses(method) or ("target" in self.requires and view.target is None)
+
     def check(self, view: Dataset, method: Any) -> None:
         """Raise a :class:`~anonlab.validation.ParameterError` if the metric cannot be
         computed on ``method``'s release of ``view`` (called when an experiment is built,
@@ -39,7 +52,7 @@ class _Options:
         partition = getattr(method, "partition", None)
         method_name = getattr(method, "name", str(method))
         for need in self.requires:
-            if need == "record_correspondence" and not getattr(method, "record_aligned", True):
+            if need == "record_correspondence" and self.refuses(method):
                 raise ParameterError(f"metric {self.name!r} compares each record with its own "
                                      f"release; method {method_name!r} releases synthetic "
                                      "records that correspond to no original record: use a "

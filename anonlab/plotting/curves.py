@@ -53,7 +53,9 @@ class FigureSpec:
     ``"attribute"``: the per-attribute (or per-class, for ``f_measure``) rows of the metric.
 
     ``title`` replaces the default one (metric against x); ``styles`` maps a method to line
-    properties overriding its defaults (``label`` among them: its legend name)."""
+    properties overriding its defaults (``label`` among them: its legend name).
+    ``x_metric`` makes it a risk–utility map instead (:mod:`anonlab.plotting.maps`):
+    ``metric`` against ``x_metric``, a line per method through its ``series`` values."""
 
     name: str
     metric: str
@@ -65,6 +67,7 @@ class FigureSpec:
     logy: bool = True
     title: str = ""
     styles: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    x_metric: str | None = None
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> FigureSpec:

@@ -35,7 +35,8 @@ def run_job(
     metric on it, each with its ``metric_options``."""
     metric_options = metric_options or {}
     _, cell, rep = job
-    release = cell.build().release(view, rng_for(master_seed, cell.id, rep))
+    method = cell.build()
+    release = method.release(view, rng_for(master_seed, cell.id, rep))
     base = {"method": cell.method, **cell.param_dict, "rep": rep,
             "seed": master_seed, "cell_id": cell.id, **release.guarantee.as_columns()}
     original, attributes = view.protected_values, view.protected_attributes
@@ -44,12 +45,17 @@ def run_job(
     needs_rng = any(get_metric(name).randomized for name in metrics)
     metric_rng = metric_rng_for(master_seed, cell.id, rep) if needs_rng else None
     for name in metrics:
-        value = get_metric(name, metric_options.get(name)).of_release(view, release, metric_rng)
+        metric = get_metric(name, metric_options.get(name))
+        if metric.undefined(view, method):  # allowed by config inapplicable: skip
+            continue
+        value = metric.of_release(view, release, metric_rng)
         parts = value.items() if isinstance(value, dict) else [(None, value)]
         rows.extend({**base, "metric": name, "attribute": part, "value": v} for part, v in parts)
     for name in metrics_by_attribute:
-        values = get_attribute_metric(name, metric_options.get(name)).values(
-            original, release.values, attributes)
+        by_attribute = get_attribute_metric(name, metric_options.get(name))
+        if by_attribute.undefined(view, method):
+            continue
+        values = by_attribute.values(original, release.values, attributes)
         for attribute, value in zip(view.protected, values, strict=True):
             rows.append({**base, "metric": name, "attribute": attribute, "value": float(value)})
     return rows

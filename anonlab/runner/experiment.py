@@ -46,6 +46,10 @@ RESULTS_FILE = "results.parquet"
 MAX_SEED = 2**63 - 1  # the results table stores the master seed as a 64-bit integer
 RUN_FILE = "run.json"
 PARTS_DIR = "parts"
+#: config ``inapplicable``: a metric undefined for a cell (records compared with their
+#: release on synthetic data, a class metric on data without a class) is an error, or
+#: left out for that cell (:meth:`~anonlab.metrics.base._Options.undefined`)
+INAPPLICABLE = ("error", "skip")
 
 
 @dataclass(frozen=True)
@@ -175,11 +179,14 @@ def check_figure_axes(figures: Sequence[FigureSpec], grid: Mapping[str, Any]) ->
 
 
 def check_metrics(datasets: Sequence[Dataset], cells: Sequence[Cell],
-                  metrics: Sequence[AttributeMetric | ReleaseMetric]) -> None:
+                  metrics: Sequence[AttributeMetric | ReleaseMetric],
+                  skip_undefined: bool = False) -> None:
     """Raise a :class:`ParameterError` if a metric cannot be computed on a cell's release
     (a cluster metric of a method that does not cluster, a class metric without a class,
     a metric dividing by a constant column's variance, …): before any work, not in a
-    worker."""
+    worker. With ``skip_undefined`` (config ``inapplicable: skip``), a metric undefined
+    for a cell by what its release or data lack (record correspondence, a class) is left
+    out for it instead; the jobs skip it too."""
     by_name = {d.name: d for d in datasets}
     views: dict[tuple[Any, ...], Dataset] = {}
     for cell in cells:
@@ -188,7 +195,8 @@ def check_metrics(datasets: Sequence[Dataset], cells: Sequence[Cell],
             views[key] = cell.view(by_name[cell.dataset])
         method = cell.build()
         for metric in metrics:
-            metric.check(views[key], method)
+            if not (skip_undefined and metric.undefined(views[key], method)):
+                metric.check(views[key], method)
 
 
 def dataset_configs(config: Mapping[str, Any],
@@ -264,9 +272,10 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
                              f"got {figure_configs!r}")
     figures = tuple(FigureSpec.from_config(f) for f in figure_configs)
     for figure in figures:
-        if figure.metric not in metrics:
-            raise ParameterError(f"figure {figure.name!r} plots metric {figure.metric!r}, "
-                                 f"which is not in metrics {list(metrics)}")
+        for metric in (figure.metric, figure.x_metric):
+            if metric is not None and metric not in metrics:
+                raise ParameterError(f"figure {figure.name!r} plots metric {metric!r}, "
+                                     f"which is not in metrics {list(metrics)}")
     tables = tuple((str(t["name"]), load_builder(str(t["builder"])))
                    for t in config.get("tables") or ())
     # the paper's claims about this experiment (checked by the report) must be well formed;
@@ -282,10 +291,13 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
         raise ParameterError(f"datasets must have distinct names, got {names}")
     cells = tuple(cell for d in datasets
                   for cell in expand_grid(methods, config.get("grid") or {}, d,
-                                          method_options))
+                                          method_options, config.get("grid_by_method")))
     check_figure_axes(figures, config.get("grid") or {})
+    inapplicable = check_choice(str(config.get("inapplicable", INAPPLICABLE[0])),
+                                "inapplicable", INAPPLICABLE)
     check_metrics(datasets, cells, [get_metric(m, metric_options.get(m))
-                                    for m in dict.fromkeys((*metrics, *by_attribute))])
+                                    for m in dict.fromkeys((*metrics, *by_attribute))],
+                  skip_undefined=inapplicable == "skip")
     if any(override_key(o).startswith("dataset") for o in overrides):
         figures = retitled(figures, name, [d.name for d in datasets])
     if not isinstance(config.get("plot_only", False), bool):
@@ -341,6 +353,10 @@ def check_reachable(address: str, timeout: float = 3.0) -> None:
 
 def draw_figure(table: pd.DataFrame, spec: FigureSpec, directory: Path) -> list[Path]:
     """Draw ``spec`` from the result ``table`` and save it in ``directory``."""
+    if spec.x_metric is not None:
+        from anonlab.plotting.maps import plot_map
+
+        return save_figure(plot_map(table, spec), directory, spec.name)
     return save_figure(plot_curves(table, spec), directory, spec.name)
 
 

@@ -78,18 +78,30 @@ def check_grid(grid: Mapping[str, Sequence[Any]], dataset: Dataset) -> dict[str,
 def expand_grid(
     methods: Sequence[str], grid: Mapping[str, Sequence[Any]], dataset: Dataset,
     options: Mapping[str, Mapping[str, Any]] | None = None,
+    grid_by_method: Mapping[str, Mapping[str, Sequence[Any]]] | None = None,
 ) -> list[Cell]:
     """Cells of every method over the product of the grid axes it depends on.
 
     A method ignores the axes it does not declare (plain Laplace ignores ``k``), so it
     gets one cell per combination of its own axes and of the data set axes only.
     ``options`` (``{method name: {option: value}}``) sets each method's options in every
-    one of its cells, without changing the cell ids (:class:`Cell`).
+    one of its cells, without changing the cell ids (:class:`Cell`). ``grid_by_method``
+    (``{method name: {axis: values}}``, config ``grid_by_method``) replaces axes of the
+    grid for one method, e.g. the k a paper suggests for it.
     """
-    grid = check_grid(grid, dataset)
+    grid_by_method = dict(grid_by_method or {})
+    unknown = [name for name in grid_by_method if name not in methods]
+    if unknown:
+        raise ParameterError(f"grid_by_method.{unknown[0]}: {unknown[0]!r} is not one of "
+                             f"methods {list(methods)}")
+    common = grid
     options = options or {}
     cells: list[Cell] = []
     for name in methods:
+        own = grid_by_method.get(name) or {}
+        if not isinstance(own, Mapping):
+            raise ParameterError(f"grid_by_method.{name} must map axes to values, got {own!r}")
+        grid = check_grid({**common, **own}, dataset)
         cls = method_class(name)
         missing = [axis for axis in cls.axes if axis not in grid]
         if missing:

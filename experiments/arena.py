@@ -1,0 +1,30 @@
+"""Tables of the arena (conf/experiment/arena.yaml): the papers' methods against DP
+synthetic data on utility and disclosure risk."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from anonlab.plotting import point_values
+
+
+def summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Every data-set-level metric per data set, method and ε: the mean over repetitions
+    and its standard deviation (a blank where a metric is undefined for the method)."""
+    rows = table[table["attribute"].isna()]
+    parts = []
+    for metric in rows["metric"].unique():
+        stats = point_values(rows, metric).agg(["mean", "std", "count"]).reset_index()
+        stats["metric"] = metric
+        parts.append(stats)
+    stats = pd.concat(parts, ignore_index=True)
+    stats["cell"] = [f"{m:.4g} ± {s:.2g}" if pd.notna(s) else f"{m:.4g}"
+                     for m, s in zip(stats["mean"], stats["std"], strict=True)]
+    keys = [c for c in ("dataset", "method", "epsilon", "k", "t") if c in stats]
+    # a method without an axis (t-closeness has no ε) shows a dash there
+    stats[keys] = stats[keys].astype(object).where(stats[keys].notna(), "–")
+    wide = stats.pivot_table(index=keys, columns="metric", values="cell", aggfunc="first",
+                             dropna=False)
+    wide = wide.dropna(how="all").reset_index()
+    wide.columns.name = None
+    return wide

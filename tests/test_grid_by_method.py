@@ -1,0 +1,60 @@
+"""Per-method grid axes (config ``grid_by_method``), metrics left out where undefined
+(config ``inapplicable: skip``) and the risk–utility map figure."""
+
+from __future__ import annotations
+
+import pytest
+
+from anonlab.config import compose_config
+from anonlab.runner.experiment import build_experiment, render_experiment, run_grid
+from anonlab.validation import ParameterError
+
+SMALL = ("methods=[laplace,ir_laplace,dp_um]", "grid.k=[3]", "grid.epsilon=[1.0]", "reps=1",
+         "figures=[]", "n_jobs=1")
+
+
+def test_grid_by_method_replaces_one_methods_axes(tmp_path):
+    experiment = build_experiment(compose_config(
+        *SMALL, "+grid_by_method={dp_um: {k: [5, 7]}}", f"results_dir={tmp_path}"))
+    ks = {(c.method, c.param_dict.get("k")) for c in experiment.cells}
+    assert ks == {("laplace", None), ("ir_laplace", 3), ("dp_um", 5), ("dp_um", 7)}
+
+
+@pytest.mark.parametrize("value, message", [
+    ("{mdav: {k: [5]}}", "grid_by_method.mdav"),
+    ("{dp_um: {k: [0]}}", "grid.k"),
+])
+def test_grid_by_method_bad_input(tmp_path, value, message):
+    with pytest.raises(ParameterError, match=message):
+        build_experiment(compose_config(*SMALL, f"+grid_by_method={value}",
+                                        f"results_dir={tmp_path}"))
+
+
+def test_undefined_metrics_refuse_the_run_or_are_left_out(tmp_path):
+    """f_measure on data without a class refuses the run, unless inapplicable=skip; then
+    the jobs leave it out and keep the other metrics."""
+    metrics = "metrics=[jsd,f_measure]"
+    with pytest.raises(ParameterError, match="f_measure"):
+        build_experiment(compose_config(*SMALL, metrics, f"results_dir={tmp_path}"))
+    with pytest.raises(ParameterError, match="inapplicable"):
+        build_experiment(compose_config(*SMALL, metrics, "inapplicable=sometimes",
+                                        f"results_dir={tmp_path}"))
+    experiment = build_experiment(compose_config(*SMALL, metrics, "inapplicable=skip",
+                                                 f"results_dir={tmp_path}"))
+    table = run_grid(experiment, progress=False)
+    assert set(table["metric"]) == {"jsd"}
+    assert set(table["method"]) == {"laplace", "ir_laplace", "dp_um"}
+
+
+def test_risk_utility_map_is_drawn(tmp_path):
+    figure = ("figures=[{name: map, metric: jsd, x_metric: variance_change, "
+              "series: epsilon}]")
+    experiment = build_experiment(compose_config(
+        *SMALL[:-2], "grid.epsilon=[0.5,2.0]", "metrics=[jsd,variance_change]", figure,
+        "n_jobs=1", f"results_dir={tmp_path}"))
+    paths = render_experiment(experiment, run_grid(experiment, progress=False))
+    assert any(p.name == "map.png" and p.stat().st_size > 0 for p in paths)
+    with pytest.raises(ParameterError, match="re"):
+        build_experiment(compose_config(
+            *SMALL[:-2], "metrics=[jsd]", "n_jobs=1", f"results_dir={tmp_path}",
+            "figures=[{name: map, metric: jsd, x_metric: re}]"))
