@@ -74,13 +74,16 @@ small_ints = st.integers(3, 12).flatmap(lambda n: st.tuples(
     arrays(np.float64, (n, 2), elements=st.integers(0, 2).map(float))))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(small_ints, st.sampled_from([8, 64, 2**20]))
 def test_linkage_matches_brute_force_with_ties(pair, chunk_bytes):
-    """Values in {0, 1, 2}: many exact ties; tiny chunks take one record at a time."""
+    """Values in {0, 1, 2}: many exact ties; tiny chunks take one record at a time; the
+    k-d tree and the chunked product agree."""
     original, released = pair
-    got = linkage_probabilities(original, released, chunk_bytes=chunk_bytes)
-    np.testing.assert_array_equal(got, brute_linkage(original, released))
+    expected = brute_linkage(original, released)
+    for search in ("product", "tree"):
+        got = linkage_probabilities(original, released, chunk_bytes, search)
+        np.testing.assert_array_equal(got, expected)
     assert ((got >= 0) & (got <= 1)).all()
 
 
@@ -92,9 +95,10 @@ def test_linkage_matches_brute_force_on_real_valued_clusters():
     original[100:110] = original[90:100]
     labels = rng.integers(0, 40, size=150)
     released = np.array([original[labels == c].mean(axis=0) for c in range(40)])[labels]
-    for chunk_bytes in (8, 4096, 2**20):
-        got = linkage_probabilities(original, released, chunk_bytes=chunk_bytes)
-        np.testing.assert_array_equal(got, brute_linkage(original, released))
+    expected = brute_linkage(original, released)
+    for chunk_bytes, search in ((8, "product"), (4096, "product"), (2**20, "tree")):
+        got = linkage_probabilities(original, released, chunk_bytes, search)
+        np.testing.assert_array_equal(got, expected)
     sizes = np.bincount(labels)[labels]
     assert (got <= 1.0 / sizes + 1e-15).all()  # k-anonymous clusters: at most 1/k
 

@@ -58,8 +58,14 @@ def exact_sq_distances(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return out
 
 
+#: up to this many attributes a k-d tree (scipy's cKDTree, exact) finds each record's
+#: nearest distance in about n·log n; above it, k-d trees lose to the chunked product
+TREE_MAX_M = 8
+
+
 def linkage_probabilities(original: np.ndarray, released: np.ndarray,
-                          chunk_bytes: int = CHUNK_BYTES) -> np.ndarray:
+                          chunk_bytes: int = CHUNK_BYTES,
+                          search: str = "auto") -> np.ndarray:
     """For each original record i, 1/t if its own released record ``released[i]`` is one
     of the t released records nearest to ``original[i]`` (squared Euclidean distance,
     :func:`exact_sq_distances`), else 0.
@@ -71,6 +77,11 @@ def linkage_probabilities(original: np.ndarray, released: np.ndarray,
     minimum and its ties are found among the candidates. The bound, 16·(m + 3)·ε·(‖x‖² +
     max ‖u‖²), exceeds the rounding error of the product (a multiple of (m + 3)·ε·(‖x‖ +
     ‖u‖)², Higham's γ bound), so no exact nearest record is ever missed.
+
+    With ``search="tree"`` (``"auto"``: when m ≤ :data:`TREE_MAX_M`) the candidates are
+    instead the released records within the exact k-d tree's nearest distance, widened by
+    a relative 10⁻¹⁰ (far above its rounding), and are recomputed exactly the same way;
+    ``"product"`` forces the chunked product. Both give the same probabilities.
     """
     original = np.ascontiguousarray(original, dtype=float)
     released = np.ascontiguousarray(released, dtype=float)
@@ -80,13 +91,24 @@ def linkage_probabilities(original: np.ndarray, released: np.ndarray,
     distinct, inverse, multiplicity = np.unique(released, axis=0, return_inverse=True,
                                                 return_counts=True)
     inverse = inverse.reshape(-1)
+    own = exact_sq_distances(original, distinct[inverse])
+    if search == "tree" or (search == "auto" and m <= TREE_MAX_M):
+        from scipy.spatial import cKDTree
+
+        tree = cKDTree(distinct)
+        nearest_distance, _ = tree.query(original, k=1)
+        radius = nearest_distance * (1.0 + 1e-10) + 1e-300
+        found = tree.query_ball_point(original, radius, return_sorted=False)
+        sizes = np.fromiter(map(len, found), dtype=np.int64, count=n)
+        ii = np.repeat(np.arange(n), sizes)
+        jj = np.fromiter((j for c in found for j in c), dtype=np.int64, count=int(sizes.sum()))
+        return _tied(original[ii], distinct[jj], ii, jj, multiplicity, own)
     u_norms = np.einsum("ij,ij->i", distinct, distinct)
     x_norms = np.einsum("ij,ij->i", original, original)
     # one product gives ‖x‖² + ‖u‖² − 2·x·u: [x, ‖x‖², 1] · [−2u, 1, ‖u‖²]
     left = np.column_stack([original, x_norms, np.ones(n)])
     right = np.column_stack([-2.0 * distinct, np.ones(len(distinct)), u_norms]).T.copy()
     tolerance = 16.0 * (m + 3) * np.finfo(float).eps * (x_norms + u_norms.max())
-    own = exact_sq_distances(original, distinct[inverse])
     chunk = max(1, int(chunk_bytes // (8 * len(distinct))))
     out = np.empty(n)
     for start in range(0, n, chunk):
@@ -97,13 +119,25 @@ def linkage_probabilities(original: np.ndarray, released: np.ndarray,
         # flatnonzero: an order of magnitude faster than a 2-D nonzero on sparse masks
         ii, jj = np.divmod(np.flatnonzero(approx <= bound[:, None]), len(distinct))
         del approx
-        exact = exact_sq_distances(original[ii + start], distinct[jj])
-        starts = np.flatnonzero(np.r_[True, ii[1:] != ii[:-1]])  # every row has one
-        nearest = np.minimum.reduceat(exact, starts)
-        tied = exact == nearest[ii]
-        t = np.bincount(ii[tied], weights=multiplicity[jj[tied]], minlength=len(nearest))
-        out[rows] = np.where(own[rows] == nearest, 1.0 / t, 0.0)
+        out[rows] = _tied(original[ii + start], distinct[jj], ii, jj, multiplicity, own[rows])
     return out
+
+
+def _tied(left: np.ndarray, right: np.ndarray, ii: np.ndarray, jj: np.ndarray,
+          multiplicity: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """From candidate pairs (record ``ii``, distinct released record ``jj``; sorted by
+    ``ii``, at least one per record, the exact nearest ones among them): 1/t if the
+    record's own squared distance ``own`` is the exact minimum, shared with released
+    records of total multiplicity t, else 0."""
+    exact = exact_sq_distances(left, right)
+    starts = np.flatnonzero(np.r_[True, ii[1:] != ii[:-1]])
+    if len(starts) != len(own):
+        raise AssertionError("a record has no candidate nearest released record")
+    ii = ii - ii[0]
+    nearest = np.minimum.reduceat(exact, starts)
+    tied = exact == nearest[ii]
+    t = np.bincount(ii[tied], weights=multiplicity[jj[tied]], minlength=len(nearest))
+    return np.where(own == nearest, 1.0 / t, 0.0)
 
 
 #: ``known``: which attributes the intruder knows and links on. ``roles`` (default): the
