@@ -30,7 +30,9 @@ column in a fixed order, so identical released records always tie. The n × n di
 are never held at once: originals are taken in chunks (:data:`CHUNK_BYTES` per temporary
 array), each chunk's distances to the DISTINCT released records come from one matrix
 product (BLAS), and only the pairs within a rounding bound of a record's minimum are
-recomputed exactly. Identical released records are counted once with their multiplicity.
+recomputed exactly. With up to :data:`TREE_MAX_M` attributes an exact k-d tree gives the
+candidates instead (no chunk at all). Identical released records are counted once with
+their multiplicity.
 """
 
 from __future__ import annotations
