@@ -84,6 +84,7 @@ def _atomic_write(path: Path, text: str) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
+        os.chmod(temporary, 0o644)  # mkstemp's 0600 would hide the table from others
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -116,7 +117,9 @@ def markdown(table: pd.DataFrame, skipped: dict[str, str], settings: Settings) -
         cells = ["" if pd.isna(row[c]) else f"{row[c]:g}" if isinstance(row[c], float)
                  else str(row[c]) for c in columns]
         lines.append("| " + " | ".join(cells) + " |")
-    notes = dict.fromkeys(n for n in table.get("note", []) if n)
+    notes = dict.fromkeys(f"`{method}`: {note}" for method, note
+                          in zip(table.get("method", []), table.get("note", []), strict=True)
+                          if isinstance(note, str) and note)
     if notes:
         lines += ["", "Notes:", ""] + [f"- {note}" for note in notes]
     if skipped:
