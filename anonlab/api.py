@@ -85,7 +85,8 @@ def protect(frame: pd.DataFrame, method: str, columns: Sequence[str] | None = No
     Returns
     -------
     pandas.DataFrame
-        The released records, with the columns and index of ``frame``; what the release
+        The released records, with the columns and index of ``frame`` (synthetic data,
+        ``mst`` and ``aim``: the protected columns only, on a fresh index); what the release
         guarantees is ``released.attrs["guarantee"]``, a dict of the fields of
         :class:`~anonlab.methods.guarantees.Guarantee` (notion, ε per attribute and in
         total, k and t reached, caveat).
@@ -97,7 +98,8 @@ def protect(frame: pd.DataFrame, method: str, columns: Sequence[str] | None = No
     released_by.check_dataset(dataset)
     release = released_by.release(dataset, np.random.default_rng(np.random.SeedSequence(seed)))
     out = release.frame
-    out.index = frame.index
+    if release.record_aligned:  # synthetic records get a fresh index (Release.frame)
+        out.index = frame.index
     out.attrs[GUARANTEE] = release.guarantee.as_dict()
     return out
 

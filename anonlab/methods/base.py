@@ -40,6 +40,9 @@ class Release:
         it keeps.
     labelling : computes ``labels`` on demand (:attr:`cluster_labels`) when the method
         does not keep them.
+    record_aligned : false for a release whose records correspond to no original record
+        (synthetic data, as its method's ``record_aligned``); its :attr:`frame` then holds
+        the synthesised columns only.
     guarantee : what the release guarantees (:func:`anonlab.methods.guarantees.of_release`),
         set by the runner and by :func:`anonlab.protect` after the ``protect`` call.
     """
@@ -53,6 +56,7 @@ class Release:
     target: np.ndarray | None = None
     labelling: Callable[[], np.ndarray] | None = field(default=None, repr=False,
                                                        compare=False)
+    record_aligned: bool = True
 
     @cached_property
     def cluster_labels(self) -> np.ndarray | None:
@@ -66,11 +70,20 @@ class Release:
     def frame(self) -> pd.DataFrame:
         """Released records: every column of the user's data, in its order, with the
         protected columns replaced (categorical codes decoded to taxonomy labels or
-        concepts); the other columns are copied unchanged, dtype included."""
+        concepts); the other columns are copied unchanged, dtype included.
+
+        A release without record correspondence (synthetic data: ``record_aligned`` false,
+        or a ``target`` of its own) holds only what was synthesised, the protected columns
+        and the class (named as ``dataset.target``), on a fresh index: copying the other
+        columns row by row would pair original values with unrelated records."""
         original = self.dataset.frame
         released = {attr.name: attr.taxonomy.decode(self.values[:, j]) if attr.categorical
                     else self.values[:, j].copy()
                     for j, attr in enumerate(self.dataset.protected_attributes)}
+        if not self.record_aligned or self.target is not None:
+            if self.target is not None and self.dataset.target is not None:
+                released[str(self.dataset.target.name)] = np.asarray(self.target)
+            return pd.DataFrame(released, index=pd.RangeIndex(len(self.values)), copy=False)
         columns = {name: released[name] if name in released else original[name]
                    for name in original.columns}
         return pd.DataFrame(columns, index=original.index, copy=False)

@@ -3,7 +3,9 @@ attribute and in total, and where the harness knows the guarantee is weaker than
 suggests (the ``caveat``).
 
 The ε of a notion holds for neighbouring data sets that differ in one record; "ε-iDP"
-(iDP §2) holds for neighbours of the actual data set only, with the clustering held fixed.
+(iDP §2) holds for neighbours of the actual data set only, with the clustering held fixed;
+"(ε, δ)-DP" (the synthetic-data baselines ``mst`` and ``aim``) allows the ε bound to fail
+with probability δ.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ if TYPE_CHECKING:  # the methods' base module carries a Guarantee on each Releas
     from anonlab.methods.base import Method, Release
 
 DP = "ε-DP"
+APPROX_DP = "(ε, δ)-DP"
 IDP = "ε-iDP (clustering held fixed)"
 K_ANONYMITY = "k-anonymity of the protected attributes"
 T_CLOSENESS = "k-anonymity and t-closeness"
@@ -30,15 +33,17 @@ class Guarantee:
 
     Attributes
     ----------
-    notion : :data:`DP`, :data:`IDP`, :data:`K_ANONYMITY`, :data:`T_CLOSENESS` or
-        :data:`NONE`.
-    epsilon_per_attribute : ε spent on each protected attribute (``None`` without noise).
+    notion : :data:`DP`, :data:`APPROX_DP`, :data:`IDP`, :data:`K_ANONYMITY`,
+        :data:`T_CLOSENESS` or :data:`NONE`.
+    epsilon_per_attribute : ε spent on each protected attribute (``None`` without noise,
+        and for synthetic data, whose budget is spent on the record as one unit).
     epsilon_total : ε of the whole record, by sequential composition over the m
         attributes (``None`` without noise).
     k, t : the k-anonymity and t-closeness levels: the targets for a method
         (:func:`guarantee`), the levels reached for a release (:func:`of_release`: its
         smallest cluster and its largest cluster EMD); ``None`` for other notions.
     caveat : what the harness knows weakens the stated notion, or ``None``.
+    delta : the δ of :data:`APPROX_DP` (``None`` for the other notions).
     """
 
     notion: str
@@ -47,6 +52,7 @@ class Guarantee:
     k: int | None = None
     t: float | None = None
     caveat: str | None = None
+    delta: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a plain dict (``DataFrame.attrs``, JSON)."""
@@ -58,12 +64,13 @@ class Guarantee:
         return {"guarantee": self.notion,  # written per job: no asdict's deep copy
                 "guarantee_epsilon_per_attribute": self.epsilon_per_attribute,
                 "guarantee_epsilon_total": self.epsilon_total, "guarantee_k": self.k,
-                "guarantee_t": self.t, "guarantee_caveat": self.caveat}
+                "guarantee_t": self.t, "guarantee_caveat": self.caveat,
+                "guarantee_delta": self.delta}
 
 
 #: the result table's guarantee columns, in order (:meth:`Guarantee.as_columns`)
 COLUMNS = ("guarantee", "guarantee_epsilon_per_attribute", "guarantee_epsilon_total",
-           "guarantee_k", "guarantee_t", "guarantee_caveat")
+           "guarantee_k", "guarantee_t", "guarantee_caveat", "guarantee_delta")
 
 IMDAV_CAVEAT = ("DP-IR states the scale of [17] as (n/k)·Δ/(k·ε) for every attribute; by "
                 "DP-IR §3.1's own worst case the record's loss is m·ε (use "
@@ -76,6 +83,9 @@ RERANKING_CAVEAT = {
                 "(python -m experiments.idp_reranking_audit) the loss is about ε per cluster "
                 "a change moves",
 }
+SYNTHETIC_CAVEAT = ("synthetic records, which correspond to no original record; ρ-zCDP "
+                    "converted to (ε, δ) by Canonne-Kamath-Steinke's bound, for neighbours "
+                    "that differ in one record replaced (n public)")
 TFIRST_CAVEAT = ("Algorithm 3 alone may exceed t with tied confidential values or when k' "
                  "does not divide n (tclose_tfirst_merged does not)")
 
@@ -95,6 +105,9 @@ def guarantee(method: Method, m: int) -> Guarantee:
         per = epsilon / m if method.budget == "split" else epsilon
         notion = DP if name in ("dp", "dp_um") else IDP
         return Guarantee(notion, per, per * m, caveat=RERANKING_CAVEAT.get(name))
+    if name in ("mst", "aim"):
+        # MST, AIM: ρ-zCDP for ρ = zcdp_rho(ε, δ), the record synthesised as one unit
+        return Guarantee(APPROX_DP, None, epsilon, delta=method.delta, caveat=SYNTHETIC_CAVEAT)
     if name == "imdav_laplace":
         return Guarantee(DP, epsilon, epsilon * m, caveat=IMDAV_CAVEAT)
     if name in ("mdav", "imdav"):
@@ -137,7 +150,7 @@ def of_release(method: Method, release: Release) -> Guarantee:
         reached_t = (max_emd(view, release, getattr(method, "ground", "distinct"))
                      if stated.notion == T_CLOSENESS else None)
         return replace(stated, k=int(cluster_min(view, release)), t=reached_t)
-    if stated.notion in (DP, IDP):
+    if stated.notion in (DP, APPROX_DP, IDP):
         caveats = [c for c in (stated.caveat, data_caveat(view)) if c]
         return replace(stated, caveat="; ".join(caveats) or None)
     return stated
@@ -145,7 +158,8 @@ def of_release(method: Method, release: Release) -> Guarantee:
 
 def stated(name: str) -> str:
     """The guarantee of method ``name`` in symbols, for listings: e.g. ``ε-DP: ε/m per
-    attribute, ε in total``, with its caveat."""
+    attribute, ε in total`` (``(ε, δ)-DP: ε in total, δ = 1e-09`` for synthetic data),
+    with its caveat."""
     from anonlab.methods import make_method
 
     given = guarantee(make_method(name, {"k": 3, "epsilon": 1.0, "t": 0.5}), 2)
@@ -154,4 +168,8 @@ def stated(name: str) -> str:
     if given.epsilon_per_attribute is not None:
         text += (f": {symbol[given.epsilon_per_attribute]} per attribute, "
                  f"{symbol[given.epsilon_total]} in total")
+    elif given.epsilon_total is not None:
+        text += f": {symbol[given.epsilon_total]} in total"
+    if given.delta is not None:
+        text += f", δ = {given.delta:g}"
     return text + (f" (caveat: {given.caveat})" if given.caveat else "")

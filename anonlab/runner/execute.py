@@ -242,6 +242,7 @@ def tidy_table(frame: pd.DataFrame, cells: Sequence[Cell], dataset: str) -> pd.D
                "value", *GUARANTEE_COLUMNS]
     frame["attribute"] = frame["attribute"].astype("string")
     frame["guarantee_k"] = frame["guarantee_k"].astype("Int64")
-    for column in ("guarantee_epsilon_per_attribute", "guarantee_epsilon_total", "guarantee_t"):
+    for column in ("guarantee_epsilon_per_attribute", "guarantee_epsilon_total", "guarantee_t",
+                   "guarantee_delta"):
         frame[column] = frame[column].astype(float)
     return frame[ordered]
