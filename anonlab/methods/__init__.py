@@ -13,6 +13,7 @@ from anonlab.methods.idp import Dp, DpUm, IdpCbls, IdpLs, Original
 from anonlab.methods.individual_ranking import IndividualRankingLaplace, IndividualRankingMethod
 from anonlab.methods.laplace import Laplace
 from anonlab.methods.multivariate import Imdav, ImdavLaplace, ImdavLaplaceComposed, Mdav
+from anonlab.methods.synthetic import Aim, Mst
 from anonlab.methods.tcloseness import (
     TCloseKFirst,
     TCloseMerge,
@@ -29,7 +30,7 @@ METHODS: dict[str, type[Method]] = {
     cls.name: cls
     for cls in (Laplace, IndividualRankingMethod, IndividualRankingLaplace, Mdav, Imdav,
                 ImdavLaplace, ImdavLaplaceComposed, TCloseMerge, TCloseKFirst, TCloseTFirst,
-                TCloseTFirstMerged, Dp, DpUm, IdpLs, IdpCbls, Original)
+                TCloseTFirstMerged, Dp, DpUm, IdpLs, IdpCbls, Original, Mst, Aim)
 }
 
 # sdcMicro's vocabulary for the same methods.

@@ -28,6 +28,8 @@ METHOD_NAMES: dict[str, str] = {
     "idp_ls": "iDP-LS",
     "idp_cbls": "iDP-CBLS",
     "original": "Original data",
+    "mst": "MST (DP synthetic data)",
+    "aim": "AIM (DP synthetic data)",
 }
 """Display name of every registered method (:data:`anonlab.methods.METHODS`)."""
 

@@ -28,6 +28,8 @@ METHOD_COLORS: dict[str, str] = {
     "idp_ls": "#3182bd",                  # mid blue
     "idp_cbls": "#e6550d",                # dark orange
     "original": "#000000",                # black
+    "mst": "#31a354",                     # mid green
+    "aim": "#756bb1",                     # slate purple
 }
 """The colour of every registered method, the same in every figure."""
 
