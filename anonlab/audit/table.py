@@ -48,7 +48,7 @@ def auditable_methods(settings: Settings) -> tuple[list[str], dict[str, str]]:
             skipped[name] = f"not auditable here: {error}"
             continue
         if notion not in (DP, IDP):
-            skipped[name] = f"claims {notion}, no ε"
+            skipped[name] = f"claims {notion}; the audit bounds a pure ε (δ = 0) only"
             continue
         chosen.append(name)
     return chosen, skipped
@@ -117,9 +117,8 @@ def markdown(table: pd.DataFrame, skipped: dict[str, str], settings: Settings) -
         cells = ["" if pd.isna(row[c]) else f"{row[c]:g}" if isinstance(row[c], float)
                  else str(row[c]) for c in columns]
         lines.append("| " + " | ".join(cells) + " |")
-    notes = dict.fromkeys(f"`{method}`: {note}" for method, note
-                          in zip(table.get("method", []), table.get("note", []), strict=True)
-                          if isinstance(note, str) and note)
+    notes = dict.fromkeys(f"`{row['method']}`: {row['note']}" for _, row in table.iterrows()
+                          if isinstance(row.get("note"), str) and row["note"])
     if notes:
         lines += ["", "Notes:", ""] + [f"- {note}" for note in notes]
     if skipped:
