@@ -28,18 +28,22 @@ are ρ-zCDP with ρ the largest value whose Canonne-Kamath-Steinke conversion gi
   (``attribute.domain``; option ``bins``) and decoded by a uniform draw within the bin
   (integer attributes among the integers of their bin), then
   :func:`~anonlab.methods.base.postprocess`; categorical attributes are their concept
-  codes (domain: the concepts of the taxonomy's labels, Dom(A)); the class (``dataset.target``), if
-  any, is one more attribute whose synthetic labels go to ``Release.target``;
+  codes (domain: the concepts of the taxonomy's labels, Dom(A)); the class
+  (``dataset.target``), if any, is one more attribute whose synthetic labels go to
+  ``Release.target``;
 * every random draw (measurement noise, the exponential mechanisms, the sampling of
   records, the decoding within bins) comes from the ``numpy.random.Generator`` given to
   ``protect``. mbi's own sampler (``MarkovRandomField.synthetic_data``) draws from
   NumPy's global state, so records are sampled here from the fitted model's
   junction-tree marginals, computed in NumPy float64 (:class:`_TreeModel`); only the
-  model fit runs in jax, which is deterministic on a given machine. jax stays in its
-  default float32 (enabling x64 is process-wide); mbi's float32 warning concerns
-  n > 10⁵.
-* run-time settings (estimation iterations, AIM's model-size cap) are module constants
-  chosen for the harness's data sizes, below the scripts' defaults (see each constant).
+  model fit runs in jax, whose compiled float32 arithmetic is the same on every run on
+  a given machine (byte-identical releases; another CPU may differ in the last bits of
+  the fit and so in the records). jax stays in its default float32 (enabling x64 is
+  process-wide); mbi's warning about float32 concerns n > 10⁵.
+* run-time settings are module constants: MST keeps the script's iterations and fits
+  its tree with a fixed step; AIM uses fewer iterations per round and a smaller model
+  cap than the script (see each constant), and merges repeated measurements of a
+  marginal (:class:`_Measurements`).
 
 The synthetic records correspond to no original record (``record_aligned = False``):
 metrics that compare a record with its own release refuse these methods.
@@ -63,7 +67,7 @@ from anonlab.methods.base import Method, Release, postprocess
 from anonlab.validation import ParameterError, check_epsilon
 
 #: the default δ: the NIST 2018 contest's and the MST and AIM scripts' (``delta = 1e-9``);
-#: below 1/n² for every n up to 31,000, so no record is likely to be exposed whole
+#: below 1/n² for every n up to 31,000 (Adult's 30,162 included), the usual δ ≪ 1/n
 DEFAULT_DELTA = 1e-9
 DELTA_CHOICES = (DEFAULT_DELTA, 1e-6, 1e-12)
 #: equal-width bins per numerical attribute (the first the default): 32 keeps a 2-way
