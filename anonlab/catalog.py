@@ -52,15 +52,23 @@ _TARGET_ID = re.compile(r"^(Figure|Table)\s+(\d+)$")
 _TARGET_KINDS = {"Figure": 0, "Table": 1}
 
 
+#: kinds of ``papers.yaml`` entries: a paper the harness reproduces, or ``beyond``: the
+#: harness's own comparisons beyond the papers (the arena), shown after them, with no
+#: paper claims to judge
+PAPER_KINDS = ("paper", "beyond")
+
+
 @dataclass(frozen=True)
 class Paper:
-    """One paper: ``short`` is how experiments and claims name it (``DP-IR``)."""
+    """One paper: ``short`` is how experiments and claims name it (``DP-IR``); ``kind``
+    :data:`PAPER_KINDS`."""
 
     short: str
     title: str
     authors: tuple[str, ...]
     venue: str | None
     year: int | None
+    kind: str = "paper"
 
     @property
     def citation(self) -> str:
@@ -179,7 +187,11 @@ def papers(conf_dir: Path = CONF_DIR) -> tuple[Paper, ...]:
         raise ParameterError(f"{path}: must be a non-empty list of papers")
     found: list[Paper] = []
     for where, item in _entries(raw, f"{path}: paper",
-                                ("short", "title", "authors", "venue", "year")):
+                                ("short", "title", "authors", "venue", "year", "kind")):
+        kind = item.get("kind", PAPER_KINDS[0])
+        if kind not in PAPER_KINDS:
+            raise ParameterError(f"{where}: kind must be one of {list(PAPER_KINDS)}, "
+                                 f"got {kind!r}")
         authors = item.get("authors") or []
         if not isinstance(authors, list) or not all(isinstance(a, str) for a in authors):
             raise ParameterError(f"{where}: authors must be a list of names, got {authors!r}")
@@ -188,7 +200,8 @@ def papers(conf_dir: Path = CONF_DIR) -> tuple[Paper, ...]:
             raise ParameterError(f"{where}: year must be an integer, got {year!r}")
         found.append(Paper(str(_text(item.get("short"), "short", where)),
                            str(_text(item.get("title"), "title", where)), tuple(authors),
-                           _text(item.get("venue"), "venue", where, required=False), year))
+                           _text(item.get("venue"), "venue", where, required=False), year,
+                           kind))
     shorts = [p.short for p in found]
     duplicated = sorted({s for s in shorts if shorts.count(s) > 1})
     if duplicated:

@@ -83,6 +83,14 @@ RERANKING_CAVEAT = {
                 "(python -m experiments.idp_reranking_audit) the loss is about ε per cluster "
                 "a change moves",
 }
+#: methods that add noise to cluster centroids and release every record with its
+#: cluster's noisy value, in record order
+CLUSTER_NOISE = ("ir_laplace", "imdav_laplace", "imdav_laplace_composed", "dp_um", "idp_ls",
+                 "idp_cbls")
+RECORD_ORDER_CAVEAT = ("the proof covers the noisy centroids (DP-IR Lemma 1, iDP §3); the "
+                       "release in record order also shows which records share a cluster "
+                       "(equal values), which a neighbour changes: python -m anonlab.audit "
+                       "tells neighbours apart from one release (bound far above ε)")
 SYNTHETIC_CAVEAT = ("synthetic records, which correspond to no original record; ρ-zCDP "
                     "converted to (ε, δ) by Canonne-Kamath-Steinke's bound, for neighbours "
                     "that differ in one record replaced (n public)")
@@ -93,6 +101,14 @@ TFIRST_CAVEAT = ("Algorithm 3 alone may exceed t with tied confidential values o
 def guarantee(method: Method, m: int) -> Guarantee:
     """The guarantee of ``method``'s release when it protects ``m`` attributes, with the k
     and t it targets."""
+    stated = _guarantee(method, m)
+    if method.name in CLUSTER_NOISE:
+        caveats = [c for c in (RECORD_ORDER_CAVEAT, stated.caveat) if c]
+        stated = replace(stated, caveat="; ".join(caveats))
+    return stated
+
+
+def _guarantee(method: Method, m: int) -> Guarantee:
     m = check_int(m, "m", 1)
     name = method.name
     epsilon = getattr(method, "epsilon", None)
