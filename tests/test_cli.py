@@ -77,10 +77,10 @@ def test_multirun_runs_each_experiment(tmp_path):
     workdir = tmp_path / "workdir"
     workdir.mkdir()
     out = run_cli("-m", "+experiment=census_ir,adult_uni_sse", "grid.k=[2,5]", "reps=1",
-                  "n_jobs=1", f"results_dir={tmp_path / 'results'}", cwd=workdir)
+                  "n_jobs=1", "figures=[]", f"results_dir={tmp_path / 'results'}", cwd=workdir)
     assert out.returncode == 0, out.stderr
     for name in ("census_ir", "adult_uni_sse"):
-        folder = f"{name}~{custom_label(['grid.k=[2,5]', 'reps=1', 'n_jobs=1'])}"
+        folder = f"{name}~{custom_label(['grid.k=[2,5]', 'reps=1', 'n_jobs=1', 'figures=[]'])}"
         table = pd.read_parquet(tmp_path / "results" / folder / "results.parquet")
         assert set(table["k"].dropna()) == {2, 5}
 

@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from anonlab.config import compose_config
-from anonlab.runner.experiment import build_experiment, render_experiment, run_grid
+from anonlab.plotting.curves import FigureSpec
+from anonlab.plotting.maps import map_points
+from anonlab.runner.experiment import build_experiment, draw_figure, run_grid
 from anonlab.validation import ParameterError
 
 SMALL = ("methods=[laplace,ir_laplace,dp_um]", "grid.k=[3]", "grid.epsilon=[1.0]", "reps=1",
@@ -47,14 +50,21 @@ def test_undefined_metrics_refuse_the_run_or_are_left_out(tmp_path):
 
 
 def test_risk_utility_map_is_drawn(tmp_path):
-    figure = ("figures=[{name: map, metric: jsd, x_metric: variance_change, "
-              "series: epsilon}]")
-    experiment = build_experiment(compose_config(
-        *SMALL[:-2], "grid.epsilon=[0.5,2.0]", "metrics=[jsd,variance_change]", figure,
-        "n_jobs=1", f"results_dir={tmp_path}"))
-    paths = render_experiment(experiment, run_grid(experiment, progress=False))
-    assert any(p.name == "map.png" and p.stat().st_size > 0 for p in paths)
-    with pytest.raises(ParameterError, match="re"):
+    """A point per method and ε (a line through them), a star for a method without ε; a
+    figure naming a metric the run does not compute is refused."""
+    rows = [{"dataset": "d", "method": method, "epsilon": epsilon, "k": 3, "rep": 0,
+             "seed": 0, "cell_id": 0, "attribute": None, "metric": metric,
+             "value": value * (1 + (epsilon or 0))}
+            for method, epsilon in (("ir_laplace", 0.5), ("ir_laplace", 2.0), ("ir", None))
+            for metric, value in (("jsd", 0.1), ("record_linkage", 0.01))]
+    spec = FigureSpec("map", "record_linkage", x_metric="jsd", facet="dataset",
+                      series="epsilon")
+    points = map_points(pd.DataFrame(rows), spec)
+    assert len(points) == 3 and set(points.columns) >= {"x", "y", "method"}
+    paths = draw_figure(pd.DataFrame(rows), spec, tmp_path)
+    assert [p.name for p in paths] == ["map.png", "map.pdf"]
+    assert all(p.stat().st_size > 0 for p in paths)
+    with pytest.raises(ParameterError, match="'re'"):
         build_experiment(compose_config(
             *SMALL[:-2], "metrics=[jsd]", "n_jobs=1", f"results_dir={tmp_path}",
             "figures=[{name: map, metric: jsd, x_metric: re}]"))

@@ -62,7 +62,7 @@ def test_sigkilled_sweep_resumes_to_the_same_bytes(tmp_path):
 def test_a_finished_sweep_is_not_recomputed_and_a_new_seed_is(tmp_path, compose_config,
                                                                 monkeypatch):
     cfg = compose_config("+experiment=census_ir", "grid.k=[2,10]", "grid.epsilon=[1.0]",
-                         "reps=2", "n_jobs=1", f"results_dir={tmp_path}")
+                         "reps=2", "n_jobs=1", "figures=[]", f"results_dir={tmp_path}")
     experiment = build_experiment(cfg)
     first = run_experiment(experiment, experiment.config, progress=False)
 
@@ -83,7 +83,7 @@ def test_a_finished_sweep_is_not_recomputed_and_a_new_seed_is(tmp_path, compose_
 
 def cfg_overrides(tmp_path: Path) -> list[str]:
     return ["+experiment=census_ir", "grid.k=[2,10]", "grid.epsilon=[1.0]", "reps=2",
-            "n_jobs=1", f"results_dir={tmp_path}"]
+            "n_jobs=1", "figures=[]", f"results_dir={tmp_path}"]
 
 
 def test_checkpoint_ignores_parts_of_another_key(tmp_path):
@@ -95,7 +95,8 @@ def test_checkpoint_ignores_parts_of_another_key(tmp_path):
 
 def test_dask_runner_gives_the_local_results(tmp_path, compose_config):
     distributed = pytest.importorskip("dask.distributed")
-    overrides = ["+experiment=census_idp_sse", "grid.k=[3,20]", "grid.epsilon=[1.0]", "reps=2"]
+    overrides = ["+experiment=census_idp_sse", "grid.k=[3,20]", "grid.epsilon=[1.0]", "reps=2",
+                 "figures=[]", "tables=[]"]
     local = build_experiment(compose_config(*overrides, "n_jobs=2",
                                             f"results_dir={tmp_path / 'local'}"))
     run_experiment(local, local.config, progress=False)
@@ -111,7 +112,7 @@ def test_dask_runner_gives_the_local_results(tmp_path, compose_config):
 
 def test_a_job_stored_twice_counts_once(tmp_path, compose_config):
     cfg = compose_config("+experiment=census_ir", "grid.k=[2,10]", "grid.epsilon=[1.0]",
-                         "reps=2", "n_jobs=1", f"results_dir={tmp_path}")
+                         "reps=2", "n_jobs=1", "figures=[]", f"results_dir={tmp_path}")
     experiment = build_experiment(cfg)
     first = run_experiment(experiment, experiment.config, progress=False)
     parts = sorted((experiment.parts_dir / "census").glob("part-*.parquet"))
