@@ -200,3 +200,19 @@ def test_ir_laplace_on_a_larger_data_set(k):
         ours = make_method("ir_laplace", {"k": k, "epsilon": 1.0}).protect(
             dataset, np.random.default_rng(seed))
         same_release(ours, ir_laplace_numpy(dataset, k, 1.0, np.random.default_rng(seed)))
+
+
+@SETTINGS
+@given(tied_matrix(special=False))
+def test_cluster_sums_are_the_same_gathered_or_from_the_kept_sorted_values(case):
+    """The first ranking of a sort gathers columns one at a time; later ones keep and sum
+    the sorted matrix: the same bits."""
+    values, k, remainder = case
+    sorted_columns = sort_columns(values)
+    first = individual_ranking(values, k, sorted_columns, remainder)
+    assert "ordered" not in sorted_columns.__dict__
+    second = individual_ranking(values, k, sorted_columns, remainder)
+    assert "ordered" in sorted_columns.__dict__
+    same_bits(first.centroids, second.centroids)
+    same_bits(second.centroids, individual_ranking_numpy(values, k, remainder=remainder)
+              .centroids)

@@ -149,8 +149,8 @@ class Method(ABC):
 
         clock = time.perf_counter()
         released = self.protect(dataset, rng)
-        released = replace(released, seconds=time.perf_counter() - clock)
-        return replace(released, guarantee=of_release(self, released))
+        seconds = time.perf_counter() - clock
+        return replace(released, seconds=seconds, guarantee=of_release(self, released))
 
 
 def postprocess(dataset: Dataset, values: np.ndarray, noisy: bool,
@@ -164,25 +164,37 @@ def postprocess(dataset: Dataset, values: np.ndarray, noisy: bool,
     domain bounds. Both steps are post-processing and cost no privacy. ``in_place``
     writes into ``values`` (a float array the caller owns) instead of a copy.
     """
+    low, high, integer = dataset.computed_once(("postprocess", noisy),
+                                               lambda: _clip_bounds(dataset, noisy))
+    out = values if in_place else np.array(values, dtype=float, copy=True)
+    for j in integer:  # column by column: no copy of the matrix
+        np.round(out[:, j], out=out[:, j])
+    return np.clip(out, low, high, out=out)  # categorical codes are left as they are
+
+
+def _clip_bounds(dataset: Dataset, noisy: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`postprocess`'s bounds per protected attribute (±inf for categorical codes)
+    and the positions it rounds, computed once per view."""
     attrs = dataset.protected_attributes
     numeric = np.array([not a.categorical for a in attrs], dtype=bool)
     low = np.array([a.domain[0] if not a.categorical else -np.inf for a in attrs], dtype=float)
     high = np.array([a.domain[1] if not a.categorical else np.inf for a in attrs], dtype=float)
-    out = values if in_place else np.array(values, dtype=float, copy=True)
-    if noisy:
-        integer = np.array([a.integer for a in attrs], dtype=bool) & numeric
-        for j in np.flatnonzero(integer):  # column by column: no copy of the matrix
-            np.round(out[:, j], out=out[:, j])
-        low[integer] = np.ceil(low[integer])
-        high[integer] = np.floor(high[integer])
-    return np.clip(out, low, high, out=out)  # categorical codes are left as they are
+    integer = np.array([a.integer for a in attrs], dtype=bool) & numeric & noisy
+    low[integer] = np.ceil(low[integer])
+    high[integer] = np.floor(high[integer])
+    return low, high, np.flatnonzero(integer)
 
 
 def split_kinds(dataset: Dataset) -> tuple[list[int], list[int]]:
-    """Positions of the numerical and of the categorical protected attributes."""
-    attrs = dataset.protected_attributes
-    numeric = [j for j, a in enumerate(attrs) if not a.categorical]
-    return numeric, [j for j, a in enumerate(attrs) if a.categorical]
+    """Positions of the numerical and of the categorical protected attributes (computed
+    once per view; the lists are new each call)."""
+    def kinds() -> tuple[tuple[int, ...], tuple[int, ...]]:
+        attrs = dataset.protected_attributes
+        return (tuple(j for j, a in enumerate(attrs) if not a.categorical),
+                tuple(j for j, a in enumerate(attrs) if a.categorical))
+
+    numeric, categorical = dataset.computed_once("split_kinds", kinds)
+    return list(numeric), list(categorical)
 
 
 def codes_of(values: np.ndarray, j: int) -> np.ndarray:

@@ -167,7 +167,9 @@ def of_release(method: Method, release: Release) -> Guarantee:
                      if stated.notion == T_CLOSENESS else None)
         return replace(stated, k=int(cluster_min(view, release)), t=reached_t)
     if stated.notion in (DP, APPROX_DP, IDP):
-        caveats = [c for c in (stated.caveat, data_caveat(view)) if c]
+        caveats = [c for c in (stated.caveat,
+                               view.computed_once("data_caveat", lambda: data_caveat(view)))
+                   if c]
         return replace(stated, caveat="; ".join(caveats) or None)
     return stated
 

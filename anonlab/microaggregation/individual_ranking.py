@@ -266,6 +266,21 @@ class SortedColumns:
             np.take(self.values[:, a], self.order[:, a], out=ordered[a])
         return ordered.T
 
+    def cluster_sums(self, starts: np.ndarray) -> np.ndarray:
+        """``(m, len(starts))`` sum of each group of consecutive ranks starting at
+        ``starts``, per attribute. The first call gathers one sorted column at a time (no
+        sorted copy of the matrix: a single release stays small); a second call, as in a
+        grid over k, keeps :attr:`ordered` for every later one. The sums are the same,
+        bit for bit, either way."""
+        n, m = self.order.shape
+        if "ordered" in self.__dict__ or self.__dict__.get("_summed", False):
+            return np.ascontiguousarray(np.add.reduceat(self.ordered, starts, axis=0).T)
+        self.__dict__["_summed"] = True
+        sums = np.empty((m, len(starts)))
+        for a in range(m):
+            np.add.reduceat(self.column(a), starts, out=sums[a])
+        return sums
+
     def column(self, a: int) -> np.ndarray:
         """Column ``a`` sorted: from :attr:`ordered` once computed, else gathered (and not
         kept)."""
@@ -398,10 +413,8 @@ def individual_ranking(values: np.ndarray, k: int, sorted_columns: SortedColumns
     n, m = sorted_columns.order.shape
     sizes = cluster_sizes(n, k, remainder)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-    centroids = np.empty((m, len(sizes)))  # by attribute: spread reads it uncopied
-    for a in range(m):
-        np.add.reduceat(sorted_columns.column(a), starts, out=centroids[a])
-        centroids[a] /= sizes
+    centroids = sorted_columns.cluster_sums(starts)  # by attribute: spread reads it as is
+    centroids /= sizes
     return IndividualRanking(centroids=centroids.T, sizes=sizes, starts=starts,
                              sorted_columns=sorted_columns)
 

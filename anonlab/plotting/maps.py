@@ -20,8 +20,9 @@ import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from anonlab.methods import method_class  # noqa: E402
-from anonlab.plotting.curves import PANEL_HEIGHT, PANEL_WIDTH, FigureSpec, curve_means  # noqa: E402
+from anonlab.plotting.curves import PANEL_HEIGHT, PANEL_WIDTH  # noqa: E402
 from anonlab.plotting.names import axis_name, method_name, metric_name, value_label  # noqa: E402
+from anonlab.plotting.spec import FigureSpec, curve_means  # noqa: E402
 from anonlab.plotting.styles import SERIES_MARKERS, method_color  # noqa: E402
 from anonlab.validation import ParameterError  # noqa: E402
 

@@ -25,7 +25,7 @@ from anonlab.metrics import (
     get_attribute_metric,
     get_metric,
 )
-from anonlab.plotting import FigureSpec, metric_name, plot_curves, save_figure
+from anonlab.plotting import FigureSpec, metric_name
 from anonlab.provenance import override_key, provenance, run_folder
 from anonlab.report.claims import parse_claims
 from anonlab.report.tables import TableBuilder, load_builder, write_table_files
@@ -352,12 +352,13 @@ def check_reachable(address: str, timeout: float = 3.0) -> None:
 
 
 def draw_figure(table: pd.DataFrame, spec: FigureSpec, directory: Path) -> list[Path]:
-    """Draw ``spec`` from the result ``table`` and save it in ``directory``."""
-    if spec.x_metric is not None:
-        from anonlab.plotting.maps import plot_map
+    """Draw ``spec`` from the result ``table`` and save it in ``directory`` (matplotlib is
+    imported here, on first use)."""
+    from anonlab.plotting.curves import plot_curves, save_figure
+    from anonlab.plotting.maps import plot_map
 
-        return save_figure(plot_map(table, spec), directory, spec.name)
-    return save_figure(plot_curves(table, spec), directory, spec.name)
+    drawn = plot_curves(table, spec) if spec.x_metric is None else plot_map(table, spec)
+    return save_figure(drawn, directory, spec.name)
 
 
 def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None) -> list[Path]:
