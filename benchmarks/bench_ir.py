@@ -123,7 +123,8 @@ def compare(dataset: Dataset, method: Method, reference, repeats: int, ref_repea
 
 def library_parts(dataset: Dataset, k: int) -> None:
     """The library calls alone, on the input matrix: the sort, the centroids from it, the
-    labels (computed on demand); and the peak memory of ``individual_ranking(values, k)``, sort included."""
+    labels (computed on demand); and the peak memory of ``individual_ranking(values, k)``,
+    sort included."""
     values = dataset.protected_values
     clock = time.perf_counter()
     sorted_columns = sort_columns(values)

@@ -1,8 +1,29 @@
-"""Reference formulas the tests check the vectorised code against."""
+"""Reference formulas the tests check the vectorised code against, and stand-ins they
+share."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 import numpy as np
+
+from anonlab.methods.base import Method, Release
+
+
+@dataclass(frozen=True)
+class SyntheticStandIn(Method):
+    """A stand-in synthetic-data method: the records shuffled (with their classes), so
+    they correspond to no one."""
+
+    name: ClassVar[str] = "synthetic_stand_in"
+    axes: ClassVar[tuple[str, ...]] = ()
+    record_aligned: ClassVar[bool] = False
+
+    def protect(self, dataset, rng):
+        order = rng.permutation(dataset.n)
+        target = None if dataset.target is None else dataset.target.to_numpy()[order]
+        return Release(dataset, dataset.protected_values[order], target=target)
 
 
 def direct_emd(cluster: np.ndarray, whole: np.ndarray) -> float:

@@ -4,9 +4,7 @@ its own class."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import combinations
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -14,9 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from reference import SyntheticStandIn
 
 from anonlab.datasets import build_dataset
-from anonlab.methods.base import Method, Release
+from anonlab.methods.base import Release
 from anonlab.metrics import get_metric
 from anonlab.metrics.correlation import correlation_difference, pearson
 from anonlab.metrics.marginals import marginal_tvd
@@ -143,20 +142,6 @@ def test_reference_is_computed_once_per_view():
         assert first == pytest.approx(metric.evaluate(a, a + 1, view.protected_attributes))
 
 
-@dataclass(frozen=True)
-class Synthetic(Method):
-    """A stand-in synthetic-data method: the records shuffled, with their classes."""
-
-    name: ClassVar[str] = "synthetic_stand_in"
-    axes: ClassVar[tuple[str, ...]] = ()
-    record_aligned: ClassVar[bool] = False
-
-    def protect(self, dataset, rng):
-        order = rng.permutation(dataset.n)
-        return Release(dataset, dataset.protected_values[order],
-                       target=dataset.target.to_numpy()[order])
-
-
 def labelled(n: int = 90):
     rng = np.random.default_rng(3)
     frame = pd.DataFrame({"a": rng.uniform(0, 10, n), "b": rng.uniform(0, 10, n)})
@@ -167,7 +152,7 @@ def labelled(n: int = 90):
 
 def test_distribution_metrics_accept_synthetic_releases():
     view = labelled()
-    method = Synthetic()
+    method = SyntheticStandIn()
     release = method.protect(view, np.random.default_rng(0))
     for name in DISTRIBUTION:
         get_metric(name).check(view, method)  # no record correspondence needed
@@ -181,7 +166,7 @@ def test_f_measure_trains_on_the_class_a_synthetic_release_carries():
     forest learns the opposite rule."""
     view = labelled()
     metric = get_metric("f_measure")
-    release = Synthetic().protect(view, np.random.default_rng(0))
+    release = SyntheticStandIn().protect(view, np.random.default_rng(0))
     shuffled = metric.of_release(view, release, np.random.default_rng(9))
     assert min(shuffled.values()) > 0.75
     flipped = np.where(release.target == "lo", "hi", "lo")

@@ -4,20 +4,18 @@ correspondence, and the published fall of linkage risk with k on Census."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from reference import SyntheticStandIn
 from scipy.stats import rankdata
 
 from anonlab.datasets import build_dataset
 from anonlab.methods import make_method
-from anonlab.methods.base import Method, Release
+from anonlab.methods.base import Release
 from anonlab.metrics import METRICS, get_metric
 from anonlab.metrics.risk import interval_disclosure, linkage_probabilities
 from anonlab.validation import ParameterError
@@ -177,25 +175,13 @@ def test_interval_disclosure_averages_p_from_1_to_10_percent():
     np.testing.assert_allclose(sd_version, inside.mean(axis=0))
 
 
-@dataclass(frozen=True)
-class Synthetic(Method):
-    """A stand-in synthetic-data method: shuffled records, which correspond to no one."""
-
-    name: ClassVar[str] = "synthetic_stand_in"
-    axes: ClassVar[tuple[str, ...]] = ()
-    record_aligned: ClassVar[bool] = False
-
-    def protect(self, dataset, rng):
-        return Release(dataset, rng.permutation(dataset.protected_values))
-
-
 def test_risk_metrics_refuse_releases_without_record_correspondence():
     view = view_of(np.arange(12.0).reshape(6, 2))
     for name in RISKS:
         metric = get_metric(name)
         metric.check(view, make_method("mdav", {"k": 2}))  # record-aligned: accepted
         with pytest.raises(ParameterError, match="synthetic records"):
-            metric.check(view, Synthetic())
+            metric.check(view, SyntheticStandIn())
         assert "record_correspondence" in metric.requires
 
 
