@@ -5,19 +5,25 @@ Usage: ``python benchmarks/bench_grids.py [--n-jobs 2] [--only census_ir adult_u
 Prints wall time per experiment against its budget (DP-IR Fig. 1 under 120 s, DP-UNI
 Fig. 1 under 180 s; iDP Figs. 3–4 full grids under 300 s and Figs. 5–6 default grids under
 1,200 s, all on 2 cores; DP-IR Fig. 3 and Table 1 against our own targets), the speed-up of
-the vectorised individual ranking over a per-cluster Python loop, and of reusing a data
-set's sorted columns across k and repetitions. Nothing is written to ``results/``.
+the vectorised individual ranking over a per-cluster Python loop, of reusing a data
+set's sorted columns across k and repetitions, and of the compiled metric loops over the
+NumPy code they replaced (``benchmarks/reference_metrics.py``; medians, after a first
+call that loads them). Nothing is written to ``results/``.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from functools import partial
 
 import numpy as np
 from timing import timed
 
 from anonlab.config import compose_config
+from anonlab.datasets import Attribute
+from anonlab.metrics.jsd import jsd_against, jsd_reference
+from anonlab.metrics.relative_error import re_against, re_reference
 from anonlab.microaggregation import individual_ranking, sort_columns
 from anonlab.runner import build_experiment
 from anonlab.runner.execute import plan_jobs
@@ -82,6 +88,30 @@ def time_presorted(n: int = 4_898, m: int = 11, k: int = 10, repeat: int = 50) -
           f"sorted once {reuse * 1e3:.2f} ms, speed-up x{again / reuse:.1f}")
 
 
+def time_metrics(m: int = 13, repeat: int = 200) -> None:
+    """RE and JSD of one release (Census-sized, then 10⁵ records): the compiled loops
+    against the NumPy code, both on the original's cached side (as the runner does)."""
+    from reference_metrics import jsd_continuous_numpy, re_numeric_numpy
+
+    attributes = [Attribute(f"a{j}", domain=(0.0, 1.5e5)) for j in range(m)]
+    for n in (1_080, 100_000):
+        rng = np.random.default_rng(0)
+        original = rng.gamma(2.0, 1e4, size=(n, m)).round()
+        released = np.clip(original + rng.laplace(0.0, 5e3, size=(n, m)), 0.0, 1.5e5)
+        jsd_ref, re_ref = jsd_reference(original, attributes), re_reference(original, attributes)
+        pairs = {"jsd": (partial(jsd_against, jsd_ref, released),
+                         partial(jsd_continuous_numpy, jsd_ref, released)),
+                 "re": (partial(re_against, re_ref, released),
+                        partial(re_numeric_numpy, re_ref, released))}
+        reps = repeat if n < 10_000 else 10
+        for name, (compiled, plain) in pairs.items():
+            np.testing.assert_array_equal(compiled(), plain())
+            fast = float(np.median([timed(compiled) for _ in range(reps)]))
+            slow = float(np.median([timed(plain) for _ in range(reps)]))
+            print(f"{name} n={n} m={m}: compiled {fast * 1e6:.0f} us, NumPy {slow * 1e6:.0f} us, "
+                  f"speed-up x{slow / fast:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-jobs", type=int, default=2)
@@ -89,6 +119,7 @@ def main() -> None:
     args = parser.parse_args()
     time_ranking()
     time_presorted()
+    time_metrics()
     for name in args.only:
         time_grid(name, args.n_jobs)
 

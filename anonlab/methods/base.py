@@ -169,7 +169,10 @@ def postprocess(dataset: Dataset, values: np.ndarray, noisy: bool,
     out = values if in_place else np.array(values, dtype=float, copy=True)
     for j in integer:  # column by column: no copy of the matrix
         np.round(out[:, j], out=out[:, j])
-    return np.clip(out, low, high, out=out)  # categorical codes are left as they are
+    # np.clip's definition, min(max(x, low), high), without its wrapper's per-call cost;
+    # categorical codes (bounds ±inf) are left as they are
+    np.maximum(out, low, out=out)
+    return np.minimum(out, high, out=out)
 
 
 def _clip_bounds(dataset: Dataset, noisy: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
