@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonlab.microaggregation.kernels import centroid, mdav_kernel, sq_distances
 from anonlab.validation import check_int
+
+# the compiled kernels (anonlab.microaggregation.kernels) are imported on first use, so that
+# importing the data sets and methods does not import numba (0.2 s)
 
 
 def standardise(values: np.ndarray) -> np.ndarray:
@@ -36,11 +38,15 @@ class RemainingRecords:
 
     def sq_distances(self, point: np.ndarray, fill: float) -> np.ndarray:
         """Squared Euclidean distances to ``point``; ``fill`` at assigned positions."""
+        from anonlab.microaggregation.kernels import sq_distances
+
         d = sq_distances(self.points, point)
         d[~self.alive] = fill
         return d
 
     def centroid(self) -> np.ndarray:
+        from anonlab.microaggregation.kernels import centroid
+
         return centroid(self.points[self.alive])
 
     def cluster_around(self, position: int, k: int, distances: np.ndarray) -> np.ndarray:
@@ -74,6 +80,8 @@ def mdav(values: np.ndarray, k: int) -> np.ndarray:
     to the lowest record index. The loop is compiled (:func:`~anonlab.microaggregation.
     kernels.mdav_kernel`); ``benchmarks/reference.py`` keeps the NumPy loop it matches.
     """
+    from anonlab.microaggregation.kernels import mdav_kernel
+
     points = standardise(values)
     k = check_int(k, "k", 1, len(points))
     return mdav_kernel(np.ascontiguousarray(points, dtype=float), k)
