@@ -20,4 +20,4 @@ import sys
 from anonlab import cli
 
 if __name__ == "__main__":
-    sys.exit(cli.main(["run", *sys.argv[1:]]))
+    sys.exit(cli.console(["run", *sys.argv[1:]]))

@@ -12,10 +12,11 @@ errors its own way and then calls :func:`execute` for each run.
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException
@@ -24,10 +25,12 @@ from omegaconf.errors import OmegaConfBaseException
 from anonlab.catalog import experiments as catalog_experiments
 from anonlab.config import CONF_DIR, PAPER_PROFILE, compose_config
 from anonlab.provenance import override_key
-from anonlab.runner import Experiment, build_experiment, render_experiment, run_experiment
-from anonlab.runner.experiment import written_files
-from anonlab.validation import ParameterError
+from anonlab.runner import pool
+from anonlab.validation import ParameterError, cap_n_jobs
 from data_fetch import ChecksumError
+
+if TYPE_CHECKING:  # the runner (pandas, numba) is imported once the worker pool is starting
+    from anonlab.runner import Experiment
 
 #: what a bad input raises; each becomes one ``error:`` line and exit status 2
 ERRORS = (ParameterError, TypeError, ChecksumError, HydraException, OmegaConfBaseException)
@@ -59,6 +62,8 @@ def experiments_of(config: dict[str, Any], overrides: Sequence[str],
     """The experiment of ``config``, or, under ``all_experiments``, every paper experiment
     of the catalog in ``conf_dir``, under its primary reading and then each other reading,
     composed with the other ``overrides``; all are validated before any work."""
+    from anonlab.runner import build_experiment
+
     if not config.get("all_experiments"):
         return [build_experiment(config)]
     if config.get("reading") is not None:
@@ -88,6 +93,9 @@ def prepare(config: dict[str, Any], overrides: Sequence[str],
 def execute(config: dict[str, Any], experiments: Sequence[Experiment]) -> None:
     """Run (or, under ``plot_only``, redraw) validated ``experiments``, printing each
     file written; under ``all_experiments``, then write the reproduction report."""
+    from anonlab.runner import render_experiment, run_experiment
+    from anonlab.runner.experiment import written_files
+
     for note in dict.fromkeys(n for experiment in experiments for n in experiment.notes):
         print(f"note: {note}", file=sys.stderr)
     for experiment in experiments:
@@ -126,6 +134,18 @@ def split_config_path(argv: Sequence[str]) -> tuple[Path, list[str]]:
     return conf_dir, overrides
 
 
+def warm_pool(config: dict[str, Any]) -> None:
+    """Start a local run's worker pool now (:func:`anonlab.runner.pool.warm_up`), so its
+    workers import while this process imports the runner and builds the experiments; an
+    invalid ``n_jobs`` is left to :func:`~anonlab.runner.build_experiment` to refuse."""
+    n_jobs = config.get("n_jobs", -1)
+    runner = config.get("runner") or {}
+    if (config.get("plot_only") or runner.get("name", "local") != "local"
+            or not isinstance(n_jobs, int) or isinstance(n_jobs, bool) or n_jobs == 0):
+        return
+    pool.warm_up(cap_n_jobs(n_jobs)[0])
+
+
 def run(argv: Sequence[str]) -> int:
     """Run the command line ``argv`` (overrides, and optionally ``--config-path``);
     returns the exit status: 0, or 2 after one ``error:`` line for a bad input."""
@@ -133,6 +153,7 @@ def run(argv: Sequence[str]) -> int:
         conf_dir, overrides = split_config_path(argv)
         check_syntax(overrides)
         config = compose_config(*overrides, conf_dir=conf_dir)
+        warm_pool(config)
         experiments = prepare(config, overrides, conf_dir)
     except ERRORS as error:
         print(error_line(error), file=sys.stderr)
@@ -168,6 +189,16 @@ def listing(conf_dir: Path = CONF_DIR) -> str:
     lines += [f"  {name:24} {row.paper} {row.targets}: {row.description}"
               for name, row in tables.experiments(conf_dir).iterrows()]
     return "\n".join(lines)
+
+
+def console(argv: Sequence[str] | None = None) -> int:
+    """:func:`main` as a process's entry point (``anonlab`` and ``run.py``): the worker
+    pool is stopped at once when the command ends (:func:`anonlab.runner.pool.stop`)."""
+    try:
+        return main(argv)
+    finally:
+        pool.stop()
+        gc.freeze()  # the process ends next: no collection needs to walk its objects again
 
 
 def main(argv: Sequence[str] | None = None) -> int:

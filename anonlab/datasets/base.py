@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import Any, Literal
 
@@ -83,6 +83,12 @@ class Dataset:
     def __post_init__(self) -> None:
         if not self.protected:
             object.__setattr__(self, "protected", tuple(a.name for a in self.attributes))
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The fields only: a pickled view (a task for a worker) carries none of the
+        caches, which the receiving process computes for itself, and pickling never reads
+        them while this process fills them in."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @property
     def n(self) -> int:

@@ -254,5 +254,8 @@ def save_figure(fig: Figure, directory: Path, name: str) -> list[Path]:
         write_atomic(target, lambda tmp, fmt=fmt, metadata=metadata: fig.savefig(
             tmp, format=fmt, dpi=150, metadata=metadata))
         paths.append(target)
+        # the PDF keeps the layout the PNG's draw computed instead of laying out the axes
+        # again (about 0.2 s a figure)
+        fig.set_layout_engine("none")
     plt.close(fig)
     return paths

@@ -8,19 +8,39 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import effective_n_jobs
 from tqdm.auto import tqdm
 
 from anonlab.datasets import Dataset
-from anonlab.methods import method_class
+from anonlab.methods import Method, method_class
 from anonlab.methods.guarantees import COLUMNS as GUARANTEE_COLUMNS
 from anonlab.metrics import get_attribute_metric, get_metric
 from anonlab.runner.checkpoint import ROW_KEY, Checkpoint
 from anonlab.runner.grid import DATASET_AXES, Cell
+from anonlab.runner.pool import map_tasks
 from anonlab.runner.seeds import metric_rng_for, rng_for
 
 Job = tuple[int, Cell, int]  # (cell index, cell, repetition)
 Options = Mapping[str, Mapping[str, Any]]  # {metric name: {option: value}}
+
+
+@dataclass(frozen=True)
+class _Metrics:
+    """A batch's metrics, resolved once: ``(name, metric)`` pairs of the release metrics
+    and of the per-attribute ones, and whether any draws random numbers."""
+
+    release: tuple[tuple[str, Any], ...]
+    by_attribute: tuple[tuple[str, Any], ...]
+    randomized: bool
+
+    @classmethod
+    def of(cls, metrics: Sequence[str], metrics_by_attribute: Sequence[str],
+           metric_options: Options | None) -> _Metrics:
+        options = metric_options or {}
+        release = tuple((name, get_metric(name, options.get(name))) for name in metrics)
+        by_attribute = tuple((name, get_attribute_metric(name, options.get(name)))
+                             for name in metrics_by_attribute)
+        return cls(release, by_attribute, any(m.randomized for _, m in release))
 
 
 def run_job(
@@ -33,26 +53,31 @@ def run_job(
 ) -> list[dict[str, Any]]:
     """Protect one (cell, repetition) of the cell's data set ``view`` and evaluate every
     metric on it, each with its ``metric_options``."""
-    metric_options = metric_options or {}
+    return _run_job(view, job, master_seed, _Metrics.of(metrics, metrics_by_attribute,
+                                                         metric_options))
+
+
+def _run_job(view: Dataset, job: Job, master_seed: int, metrics: _Metrics,
+             method: Method | None = None) -> list[dict[str, Any]]:
+    """:func:`run_job` with the metrics resolved and, optionally, the cell's method built
+    (a method holds only its parameters, so the repetitions of a cell share it)."""
     _, cell, rep = job
-    method = cell.build()
+    method = method or cell.build()
     release = method.release(view, rng_for(master_seed, cell.id, rep))
     base = {"method": cell.method, **cell.param_dict, "rep": rep,
             "seed": master_seed, "cell_id": cell.id, **release.guarantee.as_columns()}
-    original, attributes = view.protected_values, view.protected_attributes
     rows: list[dict[str, Any]] = []
     # the child stream is derived only for a randomized metric: deriving costs per job
-    needs_rng = any(get_metric(name).randomized for name in metrics)
-    metric_rng = metric_rng_for(master_seed, cell.id, rep) if needs_rng else None
-    for name in metrics:
-        metric = get_metric(name, metric_options.get(name))
+    metric_rng = metric_rng_for(master_seed, cell.id, rep) if metrics.randomized else None
+    for name, metric in metrics.release:
         if metric.undefined(view, method):  # allowed by config inapplicable: skip
             continue
         value = metric.of_release(view, release, metric_rng)
         parts = value.items() if isinstance(value, dict) else [(None, value)]
         rows.extend({**base, "metric": name, "attribute": part, "value": v} for part, v in parts)
-    for name in metrics_by_attribute:
-        by_attribute = get_attribute_metric(name, metric_options.get(name))
+    if metrics.by_attribute:
+        original, attributes = view.protected_values, view.protected_attributes
+    for name, by_attribute in metrics.by_attribute:
         if by_attribute.undefined(view, method):
             continue
         values = by_attribute.values(original, release.values, attributes)
@@ -67,15 +92,17 @@ def run_batch(dataset: Dataset, jobs: Sequence[Job], master_seed: int, metrics: 
     """Run a batch of jobs in one worker (the data set is shipped once per batch);
     returns the number of jobs run and their rows."""
     rows: list[dict[str, Any]] = []
+    resolved = _Metrics.of(metrics, metrics_by_attribute, metric_options)
     views: dict[tuple[Any, ...], Dataset] = {}  # one view (and matrix) per data set axis value
+    method, built_for = None, None
     for job in jobs:
         cell = job[1]
         key = tuple(v for a, v in cell.params if a in DATASET_AXES)
         if key not in views:
             views[key] = cell.view(dataset)
-        view = views[key]
-        rows.extend(run_job(view, job, master_seed, metrics, metrics_by_attribute,
-                            metric_options))
+        if cell.id != built_for:
+            method, built_for = cell.build(), cell.id
+        rows.extend(_run_job(views[key], job, master_seed, resolved, method))
     return len(jobs), rows
 
 
@@ -112,9 +139,9 @@ def _split(jobs: Sequence[Job], n_batches: int) -> list[list[Job]]:
 
 def _local_batches(dataset: Dataset, jobs: Sequence[Job], args: tuple[Any, ...],
                    n_jobs: int) -> Iterator[tuple[int, list[dict[str, Any]]]]:
-    tasks = (delayed(run_batch)(dataset, batch, *args)
-             for batch in _split(jobs, effective_n_jobs(n_jobs) * 8))
-    yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
+    tasks = [(dataset, batch, *args) for batch in _split(jobs, effective_n_jobs(n_jobs) * 8)]
+    for _, done in map_tasks(run_batch, tasks, n_jobs):  # this process and n_jobs − 1 workers
+        yield done
 
 
 def _dask_batches(dataset: Dataset, jobs: Sequence[Job], args: tuple[Any, ...], n_jobs: int,

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from joblib import Parallel, delayed, effective_n_jobs
 
 from anonlab.catalog import apply_reading
 from anonlab.config import OVERRIDES_KEY, PAPER_PROFILE, apply_profile
@@ -32,6 +31,7 @@ from anonlab.report.tables import TableBuilder, load_builder, write_table_files
 from anonlab.runner.checkpoint import Checkpoint, checkpoint_key, folder_lock, note
 from anonlab.runner.execute import RUNNERS, RunnerSpec, run_cells
 from anonlab.runner.grid import DATASET_AXES, Cell, expand_grid
+from anonlab.runner.pool import map_tasks
 from anonlab.runner.store import git_commit, package_versions, write_json, write_table
 from anonlab.validation import (
     ParameterError,
@@ -370,13 +370,10 @@ def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None)
         table = pd.read_parquet(experiment.results_path)
     directory = experiment.out_dir / "figures"
     figures = experiment.figures
-    workers = min(len(figures), effective_n_jobs(experiment.n_jobs))
-    if workers > 1:  # about 0.8 s a figure (PNG and PDF), so several are drawn in parallel
-        drawn = Parallel(n_jobs=workers)(delayed(draw_figure)(table, spec, directory)
-                                         for spec in figures)
-    else:
-        drawn = [draw_figure(table, spec, directory) for spec in figures]
-    paths: list[Path] = [path for files in drawn for path in files]
+    # about 0.7 s a figure (PNG and PDF), so figures are drawn in parallel
+    drawn = dict(map_tasks(draw_figure, [(table, spec, directory) for spec in figures],
+                           experiment.n_jobs))
+    paths: list[Path] = [path for i in range(len(figures)) for path in drawn[i]]
     for name, builder in experiment.tables:
         try:
             laid_out = builder(table)
@@ -426,6 +423,8 @@ def run_experiment(experiment: Experiment, config: Mapping[str, Any], *,
     """Run the grid (resuming from stored parts), write ``results.parquet`` and
     ``run.json``, then draw the figures and lay out the tables from the stored file, all
     while holding the results folder's lock (a second run into it waits)."""
+    if experiment.figures:  # matplotlib (0.3 s) now, while a pool's workers start, not
+        import anonlab.plotting.curves  # noqa: F401 - after the grid, on the critical path
     with folder_lock(experiment.out_dir):
         started = datetime.now(UTC)
         clock = time.perf_counter()

@@ -12,10 +12,11 @@ import csv
 import io
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -59,6 +60,11 @@ class Taxonomy:
                     raise ParameterError(f"taxonomy {self.name!r}: cycle through {current!r}")
                 seen.add(current)
                 current = self.parent[current]
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The fields only, without the cached tables (as :class:`~anonlab.datasets.Dataset`
+        pickles)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
     def load(cls, name: str) -> Taxonomy:

@@ -1,0 +1,125 @@
+"""Local parallel runs: this process and ``n_jobs − 1`` pool workers share the tasks
+(:func:`map_tasks`); the command line starts the workers early (:func:`warm_up`) and stops
+them when it ends (:func:`stop`).
+
+The workers are joblib's reusable, memory-mapping loky executor (what
+:class:`joblib.Parallel` runs on): large NumPy arrays reach them as memory maps. Unlike
+:class:`~joblib.Parallel`, which leaves the main process waiting, the main process takes
+tasks too, so ``n_jobs=2`` starts one worker, not two. A worker is a fresh interpreter
+that imports NumPy, pandas, numba, matplotlib and the runner (about 1 s); started early,
+that overlaps the main process's own imports. Results never depend on who runs a task
+(:mod:`anonlab.runner.execute`).
+
+This module imports only the standard library at load, so the command line can start the
+pool before it imports the runner.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from copy import deepcopy
+from typing import Any
+
+#: what a worker imports before its first task: the runner, the compiled kernels (numba)
+#: and the figures (matplotlib), which it would otherwise import on first use
+WORKER_MODULES = ("anonlab.runner.execute", "anonlab.microaggregation.ir_kernels",
+                  "anonlab.microaggregation.kernels", "anonlab.metrics.kernels",
+                  "anonlab.plotting.curves")
+#: the thread pools of the numerical libraries, limited in each worker as joblib does
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                    "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+AHEAD = 2  # tasks queued per worker, so a worker never waits for the next one
+
+_pool: Any = None  # the executor this process started, if any
+
+
+def _load_runner() -> None:
+    """Import :data:`WORKER_MODULES` (run in the workers), then leave the objects of every
+    module imported out of garbage collection (:func:`gc.freeze`): they live as long as
+    the worker, and the collections at its exit would otherwise walk them all again
+    (0.2–0.3 s a worker)."""
+    import gc
+    from importlib import import_module
+
+    for name in WORKER_MODULES:
+        import_module(name)
+    gc.freeze()
+
+
+def helpers(n_jobs: int) -> int:
+    """Pool workers beside this process for ``n_jobs`` (joblib's convention: negative
+    counts from the number of cores)."""
+    from joblib import effective_n_jobs
+
+    return effective_n_jobs(n_jobs) - 1
+
+
+def _executor(workers: int) -> Any:
+    """joblib's reusable executor of ``workers`` processes, each with its numerical
+    libraries' threads limited to its share of the cores."""
+    global _pool
+    from joblib.executor import get_memmapping_executor
+
+    threads = str(max((os.cpu_count() or 1) // (workers + 1), 1))
+    _pool = get_memmapping_executor(workers, env=dict.fromkeys(THREAD_VARIABLES, threads))
+    return _pool
+
+
+def warm_up(n_jobs: int) -> None:
+    """Start the pool workers of ``n_jobs`` now, each importing :data:`WORKER_MODULES`;
+    returns at once (no-op for ``n_jobs=1``). A failure surfaces with the first task."""
+    workers = helpers(n_jobs)
+    if workers >= 1:
+        executor = _executor(workers)
+        for _ in range(workers):
+            executor.submit(_load_runner)
+
+
+def map_tasks(fn: Callable[..., Any], tasks: Sequence[tuple[Any, ...]],
+              n_jobs: int) -> Iterator[tuple[int, Any]]:
+    """``(i, fn(*tasks[i]))`` for every task, in the order they finish, computed by this
+    process and the ``n_jobs − 1`` pool workers; an error stops the run (tasks not yet
+    started are cancelled) and is raised here."""
+    workers = min(helpers(n_jobs), len(tasks) - 1)
+    if workers < 1:
+        for index, task in enumerate(tasks):
+            yield index, fn(*task)
+        return
+    executor = _executor(helpers(n_jobs))  # the same pool whatever the number of tasks
+    pending = deque(enumerate(tasks))
+    running: dict[Future, int] = {}
+    # this process works on its own copies, made once per object: the originals are
+    # pickled for the workers in a background thread, which must not see them change
+    # (a data set fills its caches as it is used)
+    copies: dict[int, Any] = {}
+    try:
+        while pending or running:
+            # the workers' queues are kept full, but the last task is left to this process
+            while len(pending) > 1 and len(running) < AHEAD * workers:
+                index, task = pending.popleft()
+                running[executor.submit(fn, *task)] = index
+            finished = [future for future in running if future.done()]
+            if not finished and pending:  # nothing to collect: take the next task here
+                index, task = pending.popleft()
+                yield index, fn(*deepcopy(task, copies))
+                continue
+            if not finished:
+                finished = list(wait(running, return_when=FIRST_COMPLETED).done)
+            for future in finished:
+                yield running.pop(future), future.result()
+    finally:
+        for future in running:
+            future.cancel()
+
+
+def stop() -> None:
+    """Stop the pool now, once its workers have finished, and remove its temporary
+    folders. Call it only when no more work will be submitted (the command line's last
+    step)."""
+    global _pool
+    if _pool is not None:
+        _pool.terminate(kill_workers=False)
+        _pool = None
