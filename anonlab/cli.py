@@ -193,12 +193,16 @@ def listing(conf_dir: Path = CONF_DIR) -> str:
 
 def console(argv: Sequence[str] | None = None) -> int:
     """:func:`main` as a process's entry point (``anonlab`` and ``run.py``): the worker
-    pool is stopped at once when the command ends (:func:`anonlab.runner.pool.stop`)."""
+    pool is stopped when the command ends (:func:`anonlab.runner.pool.stop`), its workers
+    killed if it ends on an error or Ctrl-C rather than left to finish their batches."""
     try:
-        return main(argv)
-    finally:
-        pool.stop()
-        gc.freeze()  # the process ends next: no collection needs to walk its objects again
+        status = main(argv)
+    except BaseException:
+        pool.stop(kill=True)
+        raise
+    pool.stop()
+    gc.freeze()  # the process ends next: no collection needs to walk its objects again
+    return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,6 +9,11 @@ Budgets (on 2 cores): ``census_ir`` ≤ 5 s, ``tclose_runtime`` ≤ 30 s, and ev
 experiment (``all``, paper profile, every reading) ≤ 12 minutes. Prints the median wall
 time of ``--repeats`` runs and its ratio to the budget; ``all`` runs once (it takes
 minutes) and prints each experiment's own wall time from its ``run.json``.
+
+A shared 2-core machine's speed drifts with the host's load (the same run of
+``census_ir`` took 4.6 s and 6.5 s on one afternoon), so the script first and last times a
+fixed interpreter loop (:func:`calibrate`, median of 5): compare runs only at similar
+loop times. Runs are timed with the bytecode caches written, as after a first run.
 """
 
 from __future__ import annotations
@@ -24,6 +29,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BUDGETS_S = {"census_ir": 5.0, "tclose_runtime": 30.0, "all": 720.0}
+
+
+def calibrate() -> float:
+    """Median seconds of a fixed pure-Python loop (3·10⁶ additions), the machine's speed
+    for the interpreter-bound fixed costs of a run."""
+    def loop() -> float:
+        clock = time.perf_counter()
+        total = 0
+        for i in range(3_000_000):
+            total += i
+        return time.perf_counter() - clock
+
+    return statistics.median(loop() for _ in range(5))
 
 
 def run_once(name: str, n_jobs: int) -> tuple[float, Path]:
@@ -44,6 +62,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--n-jobs", type=int, default=2)
     args = parser.parse_args()
+    print(f"machine: reference loop {calibrate() * 1e3:.0f} ms", flush=True)
     for name in args.only:
         repeats = 1 if name == "all" else args.repeats
         runs = [run_once(name, args.n_jobs) for _ in range(repeats)]
@@ -58,6 +77,7 @@ def main() -> None:
                 data = json.loads(record.read_text())
                 print(f"  {record.parent.name:36} {data['wall_time_s']:8.1f} s "
                       f"({data['n_cells']} cells)")
+    print(f"machine: reference loop {calibrate() * 1e3:.0f} ms", flush=True)
 
 
 if __name__ == "__main__":

@@ -99,3 +99,15 @@ def test_stop_without_a_pool_does_nothing_and_a_pool_restarts_after_it():
     assert len(dict(pool.map_tasks(pid_of, [(i,) for i in range(4)], n_jobs=2))) == 4
     pool.stop()
     assert len(dict(pool.map_tasks(pid_of, [(i,) for i in range(4)], n_jobs=2))) == 4
+
+
+def test_stop_can_kill_a_busy_worker_at_once():
+    import time
+
+    executor = pool._executor(1)
+    busy = executor.submit(time.sleep, 30)
+    time.sleep(0.5)
+    clock = time.perf_counter()
+    pool.stop(kill=True)
+    assert time.perf_counter() - clock < 10
+    assert busy.done()

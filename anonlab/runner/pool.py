@@ -115,11 +115,11 @@ def map_tasks(fn: Callable[..., Any], tasks: Sequence[tuple[Any, ...]],
             future.cancel()
 
 
-def stop() -> None:
-    """Stop the pool now, once its workers have finished, and remove its temporary
-    folders. Call it only when no more work will be submitted (the command line's last
-    step)."""
+def stop(kill: bool = False) -> None:
+    """Stop the pool now and remove its temporary folders: once its workers have finished
+    their tasks, or at once with ``kill``. Call it only when no more work will be
+    submitted (the command line's last step)."""
     global _pool
     if _pool is not None:
-        _pool.terminate(kill_workers=False)
+        _pool.terminate(kill_workers=kill)
         _pool = None
