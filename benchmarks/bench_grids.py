@@ -6,8 +6,8 @@ Prints wall time per experiment against its budget (DP-IR Fig. 1 under 120 s, DP
 Fig. 1 under 180 s; iDP Figs. 3–4 full grids under 300 s and Figs. 5–6 default grids under
 1,200 s, all on 2 cores; DP-IR Fig. 3 and Table 1 against our own targets), the speed-up of
 the vectorised individual ranking over a per-cluster Python loop, of reusing a data
-set's sorted columns across k and repetitions, and of the compiled metric loops over the
-NumPy code they replaced (``benchmarks/reference_metrics.py``; medians, after a first
+set's sorted columns across k and repetitions, and of the compiled JSD over the NumPy code
+it replaced (``benchmarks/reference_metrics.py``; medians, after a first
 call that loads them). Nothing is written to ``results/``.
 """
 
@@ -23,7 +23,6 @@ from timing import timed
 from anonlab.config import compose_config
 from anonlab.datasets import Attribute
 from anonlab.metrics.jsd import jsd_against, jsd_reference
-from anonlab.metrics.relative_error import re_against, re_reference
 from anonlab.microaggregation import individual_ranking, sort_columns
 from anonlab.runner import build_experiment
 from anonlab.runner.execute import plan_jobs
@@ -89,20 +88,18 @@ def time_presorted(n: int = 4_898, m: int = 11, k: int = 10, repeat: int = 50) -
 
 
 def time_metrics(m: int = 13, repeat: int = 200) -> None:
-    """RE and JSD of one release (Census-sized, then 10⁵ records): the compiled loops
-    against the NumPy code, both on the original's cached side (as the runner does)."""
-    from reference_metrics import jsd_continuous_numpy, re_numeric_numpy
+    """JSD of one release (Census-sized, then 10⁵ records): the compiled loop against the
+    NumPy code, both on the original's cached side (as the runner does)."""
+    from reference_metrics import jsd_continuous_numpy
 
     attributes = [Attribute(f"a{j}", domain=(0.0, 1.5e5)) for j in range(m)]
     for n in (1_080, 100_000):
         rng = np.random.default_rng(0)
         original = rng.gamma(2.0, 1e4, size=(n, m)).round()
         released = np.clip(original + rng.laplace(0.0, 5e3, size=(n, m)), 0.0, 1.5e5)
-        jsd_ref, re_ref = jsd_reference(original, attributes), re_reference(original, attributes)
+        jsd_ref = jsd_reference(original, attributes)
         pairs = {"jsd": (partial(jsd_against, jsd_ref, released),
-                         partial(jsd_continuous_numpy, jsd_ref, released)),
-                 "re": (partial(re_against, re_ref, released),
-                        partial(re_numeric_numpy, re_ref, released))}
+                         partial(jsd_continuous_numpy, jsd_ref, released))}
         reps = repeat if n < 10_000 else 10
         for name, (compiled, plain) in pairs.items():
             np.testing.assert_array_equal(compiled(), plain())

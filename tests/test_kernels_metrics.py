@@ -1,7 +1,7 @@
-"""The compiled metric loops (anonlab.metrics.kernels) give exactly what the NumPy code
-they replaced gives (benchmarks/reference_metrics.py): the same JSD and relative error,
-bit for bit, on releases with ties, values outside the bins and constant columns; and
-the pairwise sum is NumPy's own."""
+"""The compiled JSD (anonlab.metrics.kernels) gives exactly what the NumPy code it
+replaced gives (benchmarks/reference_metrics.py), bit for bit, on releases with ties,
+values outside the bins and constant columns; its pairwise sum is NumPy's own and its
+rel_entr scipy's."""
 
 from __future__ import annotations
 
@@ -14,8 +14,7 @@ from hypothesis.extra.numpy import arrays
 from anonlab.datasets import Attribute
 from anonlab.metrics.jsd import jsd_against, jsd_reference
 from anonlab.metrics.kernels import pairwise_sum, rel_entr
-from anonlab.metrics.relative_error import re_against, re_reference
-from benchmarks.reference_metrics import jsd_continuous_numpy, re_numeric_numpy
+from benchmarks.reference_metrics import jsd_continuous_numpy
 
 SETTINGS = settings(max_examples=100, deadline=None, derandomize=True, database=None)
 
@@ -68,15 +67,6 @@ def test_jsd_counts_nan_and_infinities_in_the_edge_bins():
 
 
 @SETTINGS
-@given(data=original_and_release())
-def test_relative_error_equals_numpy_to_the_bit(data):
-    original, released = data
-    reference = re_reference(original, attributes_of(original.shape[1]))
-    np.testing.assert_array_equal(re_against(reference, released),
-                                  re_numeric_numpy(reference, released))
-
-
-@SETTINGS
 @given(values=arrays(np.float64, st.integers(0, 2000),
                      elements=st.floats(-1e12, 1e12, allow_nan=False)))
 def test_pairwise_sum_is_numpys(values):
@@ -110,3 +100,4 @@ def test_rel_entr_is_scipys_near_one_and_at_the_extremes():
         ours = np.array([rel_entr(a, b) for a, b in zip(x, y, strict=True)])
         np.testing.assert_array_equal(ours, scipy_rel_entr(x, y))
     assert rel_entr(0.0, 0.0) == 0.0 and rel_entr(-1.0, 1.0) == np.inf
+

@@ -1,13 +1,13 @@
-"""Compiled loops of the per-release metrics (numba, cached beside the module:
-``cache=True``): the binned Jensen–Shannon divergence (DP-IR §4.2) and the relative
-error's means, each one pass over the release with no temporary ``(n, m)`` array.
+"""Compiled loop of the binned Jensen–Shannon divergence of a release (DP-IR §4.2; numba,
+cached beside the module: ``cache=True``): one pass over the release, with no temporary
+``(n, m)`` array.
 
-A grid job's metrics were a dozen NumPy calls on small arrays each, more than half of a
-Census job's time. The arithmetic follows NumPy's own order, so the values equal those of
-the NumPy code (:func:`anonlab.metrics.jsd.equal_bin_counts` and
-:func:`~anonlab.metrics.jsd.js_divergence`, the relative error's ``mean(axis=0)``) to the
-bit (``tests/test_kernels_metrics.py``): a sum along a row of bins is NumPy's pairwise
-sum (:func:`pairwise_sum`), a mean over records adds the records in order.
+The JSD was a dozen NumPy calls on small arrays per release, the largest part of a Census
+grid job. The arithmetic follows NumPy's and scipy's, so the values equal those of the
+NumPy code (:func:`anonlab.metrics.jsd.equal_bin_counts` and
+:func:`~anonlab.metrics.jsd.js_divergence`) to the bit (``tests/test_kernels_metrics.py``):
+a sum along a row of bins is NumPy's pairwise sum (:func:`pairwise_sum`), and
+:func:`rel_entr` is scipy's. (The relative error stays NumPy: compiled, it was no faster.)
 """
 
 from __future__ import annotations
@@ -147,30 +147,3 @@ def binned_jsd(released: np.ndarray, columns: np.ndarray, low: np.ndarray,
             mix[b] = 0.5 * (p[b] + q[b])
         kl = 0.5 * _half_kl(p, mix, work) + 0.5 * _half_kl(q, mix, work)
         out[c] = max(kl / LOG2, 0.0)
-
-
-@njit(cache=True)
-def mean_relative_error(original: np.ndarray, released: np.ndarray, columns: np.ndarray,
-                        bound: np.ndarray, out: np.ndarray) -> None:
-    """``out[c]``: the mean over records of |original[:, c] − released[:, columns[c]]| /
-    bound[:, c], added as NumPy's ``mean(axis=0)`` adds them: record by record for several
-    columns, pairwise (:func:`pairwise_sum`) for a single one."""
-    n = original.shape[0]
-    m = len(columns)
-    if n == 0:
-        out[:] = np.nan
-        return
-    if m == 1:
-        terms = np.empty(n)
-        for i in range(n):
-            terms[i] = abs(original[i, 0] - released[i, columns[0]]) / bound[i, 0]
-        out[0] = pairwise_sum(terms) / n
-        return
-    acc = np.empty(m)
-    for c in range(m):
-        acc[c] = abs(original[0, c] - released[0, columns[c]]) / bound[0, c]
-    for i in range(1, n):
-        for c in range(m):
-            acc[c] += abs(original[i, c] - released[i, columns[c]]) / bound[i, c]
-    for c in range(m):
-        out[c] = acc[c] / n
