@@ -1,7 +1,7 @@
 """The compiled JSD (anonlab.metrics.kernels) gives exactly what the NumPy code it
 replaced gives (benchmarks/reference_metrics.py), bit for bit, on releases with ties,
-values outside the bins and constant columns; its pairwise sum is NumPy's own and its
-rel_entr scipy's."""
+values outside the bins and constant columns; its rel_entr is scipy's (the pairwise sum
+it shares with the EMDs is checked in tests/test_kernels_tcloseness.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis.extra.numpy import arrays
 
 from anonlab.datasets import Attribute
 from anonlab.metrics.jsd import jsd_against, jsd_reference
-from anonlab.metrics.kernels import pairwise_sum, rel_entr
+from anonlab.metrics.kernels import rel_entr
 from benchmarks.reference_metrics import jsd_continuous_numpy
 
 SETTINGS = settings(max_examples=100, deadline=None, derandomize=True, database=None)
@@ -64,22 +64,6 @@ def test_jsd_counts_nan_and_infinities_in_the_edge_bins():
     assert jsd_against(reference, edges) == jsd_against(reference, inside)
     np.testing.assert_array_equal(jsd_against(reference, edges),
                                   jsd_continuous_numpy(reference, edges))
-
-
-@SETTINGS
-@given(values=arrays(np.float64, st.integers(0, 2000),
-                     elements=st.floats(-1e12, 1e12, allow_nan=False)))
-def test_pairwise_sum_is_numpys(values):
-    assert pairwise_sum(values) == values.sum()
-
-
-@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 15, 16, 100, 127, 128, 129, 255, 256, 257,
-                               1000, 4097, 100_003])
-def test_pairwise_sum_block_edges(n):
-    rng = np.random.default_rng(n)
-    values = rng.standard_normal(n) * 10.0 ** rng.integers(-8, 8, n)
-    assert pairwise_sum(values) == values.sum()
-
 
 
 @SETTINGS

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from anonlab.microaggregation import mdav, standardise
+from anonlab.microaggregation.kernels import pairwise_sum
 from anonlab.tcloseness import GROUNDS, OrderedEMD, tfirst
-from anonlab.tcloseness.emd import pairwise_sum
 from anonlab.tcloseness.merge import merge_until_t_close
 from anonlab.tcloseness.tfirst import ROUNDINGS, tclose_tfirst, tclose_tfirst_merged
 from anonlab.validation import ParameterError

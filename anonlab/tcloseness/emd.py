@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from anonlab.microaggregation.kernels import pairwise_sum
 from anonlab.validation import check_option
 
 GROUNDS: tuple[str, ...] = ("distinct", "rank")
@@ -201,87 +202,9 @@ class ClusterMasses:
 
 
 # Compiled forms of the EMD of one cluster, for Algorithm 1's merging loop
-# (anonlab/tcloseness/merge.py). They repeat NumPy's arithmetic operation for operation, so
-# their EMDs equal :meth:`OrderedEMD.of_counts` and :meth:`OrderedEMD.of_sorted_bins` to
-# the bit.
-
-#: NumPy sums a contiguous float64 run pairwise in blocks of at most this many values
-_PAIRWISE_BLOCK = 128
-
-
-@njit(cache=True)
-def _pairwise_block(values: np.ndarray, start: int, count: int) -> float:
-    """NumPy's sum of at most 128 contiguous values: fewer than 8 in order; else eight
-    interleaved partial sums combined as ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)),
-    then the rest in order."""
-    if count < 8:
-        total = 0.0
-        for i in range(start, start + count):
-            total += values[i]
-        return total
-    r0, r1, r2, r3 = values[start], values[start + 1], values[start + 2], values[start + 3]
-    r4, r5, r6, r7 = values[start + 4], values[start + 5], values[start + 6], \
-        values[start + 7]
-    i = start + 8
-    stop = start + count - count % 8
-    while i < stop:
-        r0 += values[i]
-        r1 += values[i + 1]
-        r2 += values[i + 2]
-        r3 += values[i + 3]
-        r4 += values[i + 4]
-        r5 += values[i + 5]
-        r6 += values[i + 6]
-        r7 += values[i + 7]
-        i += 8
-    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < start + count:
-        total += values[i]
-        i += 1
-    return total
-
-
-@njit(cache=True)
-def pairwise_sum(values: np.ndarray, start: int, count: int) -> float:
-    """``values[start:start+count].sum()`` as NumPy computes it (float64 ``add.reduce``
-    over contiguous values): blocks of at most 128 values by :func:`_pairwise_block`; a
-    longer run is split at half its length rounded down to a multiple of 8, each part
-    summed so and the two sums added (the recursion runs on an explicit stack)."""
-    if count <= _PAIRWISE_BLOCK:
-        return _pairwise_block(values, start, count)
-    depth = 2
-    while count >> depth:
-        depth += 1
-    starts = np.empty(depth, dtype=np.int64)
-    counts = np.empty(depth, dtype=np.int64)
-    phases = np.zeros(depth, dtype=np.int64)
-    sums = np.empty(depth + 1)
-    starts[0], counts[0] = start, count
-    frames, done = 1, 0
-    while frames:
-        top = frames - 1
-        at, size = starts[top], counts[top]
-        if size <= _PAIRWISE_BLOCK:
-            sums[done] = _pairwise_block(values, at, size)
-            done += 1
-            frames -= 1
-            continue
-        half = size // 2
-        half -= half % 8
-        if phases[top] == 0:  # the first part
-            phases[top] = 1
-            starts[frames], counts[frames], phases[frames] = at, half, 0
-            frames += 1
-        elif phases[top] == 1:  # the second part
-            phases[top] = 2
-            starts[frames], counts[frames], phases[frames] = at + half, size - half, 0
-            frames += 1
-        else:  # both parts summed: add them
-            done -= 1
-            sums[done - 1] = sums[done - 1] + sums[done]
-            frames -= 1
-    return sums[0]
-
+# (anonlab/tcloseness/merge.py). They repeat NumPy's arithmetic operation for operation
+# (sums by :func:`~anonlab.microaggregation.kernels.pairwise_sum`), so their EMDs equal
+# :meth:`OrderedEMD.of_counts` and :meth:`OrderedEMD.of_sorted_bins` to the bit.
 
 @njit(cache=True)
 def counts_emd(counts: np.ndarray, global_cdf: np.ndarray, norm: float,

@@ -37,7 +37,7 @@ The arithmetic is fixed so that the compiled loop and the NumPy one agree to the
 squared distances are summed in attribute order and centroids in record order (the
 passes of :mod:`anonlab.microaggregation.kernels`, shared with MDAV), a cluster's EMD is
 :meth:`OrderedEMD.of_counts` with NumPy's pairwise summation of the m gaps
-(:func:`~anonlab.tcloseness.emd.pairwise_sum`), and a swap's EMD change is
+(:func:`~anonlab.microaggregation.kernels.pairwise_sum`), and a swap's EMD change is
 :meth:`OrderedEMD.swap_deltas`'s difference of sequential prefix sums. EMDs within
 :data:`~anonlab.tcloseness.merge.EMD_TOLERANCE` count as equal, as in the NumPy loop.
 """
