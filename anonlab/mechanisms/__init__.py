@@ -1,6 +1,7 @@
 """Privacy mechanisms and their sensitivities."""
 
-from anonlab.mechanisms.laplace import LaplaceMechanism
+from anonlab.mechanisms.discrete import discrete_laplace, discretised_laplace
+from anonlab.mechanisms.laplace import SAMPLERS, LaplaceMechanism
 from anonlab.mechanisms.sensitivity import (
     attribute_budget,
     centroid_global_sensitivity,
@@ -12,11 +13,14 @@ from anonlab.mechanisms.sensitivity import (
 )
 
 __all__ = [
+    "SAMPLERS",
     "LaplaceMechanism",
     "attribute_budget",
     "centroid_global_sensitivity",
     "centroid_local_sensitivity",
     "cluster_based_local_sensitivity",
+    "discrete_laplace",
+    "discretised_laplace",
     "individual_ranking_sensitivity",
     "insensitive_microaggregation_sensitivity",
     "record_sensitivity",
