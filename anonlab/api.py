@@ -4,11 +4,19 @@ transformer (:class:`Protector`), and measure a release (:func:`evaluate`).
 The same data set, method and metric validation as the command line: every bad input is
 one :class:`~anonlab.validation.ParameterError` (a :class:`ValueError`) or
 :class:`TypeError` naming the parameter, raised before any work.
+
+The defaults are those of a release one publishes: fresh OS entropy unless a ``seed`` is
+given, public bounds required by methods that claim a privacy loss ε (``domains`` for
+numeric columns, ``hierarchies`` for text columns, or ``domains="data"`` to read them off
+the data, which voids the notion), and the ``discrete`` Laplace sampler, which resists
+floating-point attacks. The research engine (``anonlab run``) keeps derived seeds and the
+papers' sampler for byte-identical results, and its releases say so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -18,31 +26,93 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from anonlab.datasets import Dataset, build_dataset
 from anonlab.datasets.build import DEFAULT_ALPHA
 from anonlab.methods import Method, make_method, method_class
+from anonlab.methods.guarantees import PRIVACY_NOTIONS, claim
 from anonlab.metrics import get_metric
 from anonlab.validation import ParameterError, check_int
 
 #: ``released.attrs[GUARANTEE]``: the release's guarantee as a dict
 #: (:class:`~anonlab.methods.guarantees.Guarantee`)
 GUARANTEE = "guarantee"
+#: ``domains=DATA_DOMAINS``: read the bounds off the data (DP-IR's [0, α·max] rule, flat
+#: taxonomies of text columns); a privacy notion then does not hold
+DATA_DOMAINS = "data"
+#: the sampler of a library release (the engine's default, ``numpy``, is the papers')
+LIBRARY_SAMPLER = "discrete"
 
 
 def _method(method: str, params: Mapping[str, Any]) -> Method:
-    """The method ``method`` with ``params`` (grid parameters and options), checked."""
+    """The method ``method`` with ``params`` (grid parameters and options), checked; a
+    method that draws Laplace noise gets the ``discrete`` sampler unless one is given."""
     cls = method_class(method)
-    unknown = sorted(set(params) - {*cls.axes, *cls.option_choices, "aggr"})
+    choices = cls.choices()
+    unknown = sorted(set(params) - {*cls.axes, *choices, "aggr"})
     if unknown:
         raise ParameterError(f"method {cls.name!r} takes {list(cls.axes)} and options "
-                             f"{sorted(cls.option_choices)}, not {unknown}")
-    return make_method(method, {p: v for p, v in params.items() if p not in cls.option_choices},
-                       {p: v for p, v in params.items() if p in cls.option_choices})
+                             f"{sorted(choices)}, not {unknown}")
+    form = params.get("form", "records")
+    if not isinstance(form, str) or form not in choices["form"]:
+        raise ParameterError(f"form must be one of {list(choices['form'])}, got {form!r}")
+    options = {p: v for p, v in params.items() if p in choices}
+    if cls.draws_laplace:
+        options.setdefault("sampler", LIBRARY_SAMPLER)
+    try:
+        return make_method(method, {p: v for p, v in params.items() if p not in choices},
+                           options)
+    except ParameterError as error:  # in this interface's words: form=…, not options.x.form
+        raise ParameterError(str(error).replace(f"options.{cls.name}.", "")) from None
 
 
-def _dataset(frame: Any, columns: Sequence[str] | str | None, *,
-             domains: Mapping[str, Sequence[float]] | None,
-             hierarchies: Mapping[str, str] | None, roles: Mapping[str, str] | None,
-             alpha: float, target: Mapping[str, Any] | None = None) -> Dataset:
-    """The data set view of ``frame`` protecting ``columns`` (by default every numeric
-    column; text columns are categorical attributes)."""
+def _seed_sequence(seed: int | None) -> np.random.SeedSequence:
+    """``SeedSequence(seed)``, or one of fresh OS entropy when ``seed`` is ``None``."""
+    if seed is None:
+        return np.random.SeedSequence()
+    return np.random.SeedSequence(check_int(seed, "seed", 0))
+
+
+def _check_seed(seed: Any) -> None:
+    if seed is not None:
+        check_int(seed, "seed", 0)
+
+
+def _needs_public_bounds(method: Method, m: int) -> bool:
+    """Whether ``method`` claims a privacy loss ε, whose proof assumes public bounds."""
+    return claim(method, m).claimed in PRIVACY_NOTIONS
+
+
+def _check_bounds(method: Method, frame: pd.DataFrame, columns: Sequence[str],
+                  domains: Any, hierarchies: Mapping[str, str] | None) -> bool:
+    """Whether ``domains`` asks to read the bounds off the data (``"data"``); for a method
+    that claims a privacy loss, a protected column without public bounds (a numeric one
+    without ``domains``, a text one without ``hierarchies``) is refused otherwise."""
+    if isinstance(domains, str):
+        if domains != DATA_DOMAINS:
+            raise ParameterError(f"domains must be a mapping {{column: [low, high]}} or "
+                                 f"{DATA_DOMAINS!r}, got {domains!r}")
+        return True
+    if domains is not None and not isinstance(domains, Mapping):
+        raise TypeError(f"domains must be a mapping {{column: [low, high]}} or "
+                        f"{DATA_DOMAINS!r}, got {type(domains).__name__}")
+    if not _needs_public_bounds(method, len(columns)):
+        return False
+    for column in columns:
+        if column not in frame.columns:
+            continue  # the data set's own check names it
+        text = not pd.api.types.is_numeric_dtype(frame[column])
+        given = (hierarchies or {}) if text else (domains or {})
+        if column not in given:
+            what = ("hierarchies={column: file} listing every possible value" if text
+                    else "domains={column: [low, high]}")
+            raise ParameterError(
+                f"{'hierarchies' if text else 'domains'}: column {column!r} has no public "
+                f"bounds, and method {method.name!r} claims {claim(method, 1).claimed}, "
+                f"whose proof assumes them; give {what}, or domains='data' to read them "
+                "off the data (the release then guarantees none)")
+    return False
+
+
+def _columns(frame: Any, columns: Sequence[str] | str | None,
+             target: Mapping[str, Any] | None = None) -> list[str]:
+    """The protected columns: ``columns``, by default every numeric column of ``frame``."""
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
     if columns is None:
@@ -52,7 +122,18 @@ def _dataset(frame: Any, columns: Sequence[str] | str | None, *,
         if not columns:
             raise ParameterError("columns: the frame has no numeric column; name the "
                                  "columns to protect")
-    columns = [columns] if isinstance(columns, str) else list(columns)
+    return [columns] if isinstance(columns, str) else list(columns)
+
+
+def _dataset(frame: Any, columns: Sequence[str] | str | None, *,
+             domains: Mapping[str, Sequence[float]] | None,
+             hierarchies: Mapping[str, str] | None, roles: Mapping[str, str] | None,
+             alpha: float, target: Mapping[str, Any] | None = None) -> Dataset:
+    """The data set view of ``frame`` protecting ``columns`` (by default every numeric
+    column; text columns are categorical attributes)."""
+    columns = _columns(frame, columns, target)
+    if isinstance(domains, str):  # "data": the [0, alpha·max] rule for every column
+        domains = None
     text = [c for c in columns if c in frame.columns
             and not pd.api.types.is_numeric_dtype(frame[c])]
     return build_dataset("frame", frame.reset_index(drop=True), columns, alpha=alpha,
@@ -61,10 +142,11 @@ def _dataset(frame: Any, columns: Sequence[str] | str | None, *,
 
 
 def protect(frame: pd.DataFrame, method: str, columns: Sequence[str] | None = None, *,
-            domains: Mapping[str, Sequence[float]] | None = None,
+            domains: Mapping[str, Sequence[float]] | str | None = None,
             hierarchies: Mapping[str, str] | None = None,
             roles: Mapping[str, str] | None = None,
-            alpha: float = DEFAULT_ALPHA, seed: int = 0, **params: Any) -> pd.DataFrame:
+            alpha: float = DEFAULT_ALPHA, seed: int | None = None,
+            **params: Any) -> pd.DataFrame:
     """The release of ``frame`` by ``method``: every column, the protected ones replaced.
 
     Parameters
@@ -74,13 +156,24 @@ def protect(frame: pd.DataFrame, method: str, columns: Sequence[str] | None = No
     columns : the attributes to protect, in order; by default every numeric column.
         A text column is a categorical attribute (DP-IR §3.4), with a flat taxonomy unless
         ``hierarchies`` gives its file.
-    domains : ``{column: [low, high]}`` public bounds; otherwise DP-IR's ``[0, alpha·max]``.
-    hierarchies : ``{column: file}`` taxonomies of text columns (``value,parent`` or ARX).
+    domains : ``{column: [low, high]}`` public bounds, required for every numeric column
+        by a method that claims a privacy loss ε (DP, iDP); or ``"data"`` to read them off
+        the data by DP-IR's ``[0, alpha·max]`` rule, which voids the privacy notion (the
+        bounds disclose the data). Methods without ε (k-anonymity, t-closeness) use the
+        rule for columns without one.
+    hierarchies : ``{column: file}`` taxonomies of text columns (``value,parent`` or ARX),
+        required by the same methods unless ``domains="data"`` (a flat taxonomy of the
+        values found is read off the data).
     roles : ``{column: role}`` (``quasi_identifier``, ``confidential``) for t-closeness.
     alpha : the domain rule's factor for numeric columns without a declared domain.
-    seed : seeds the method's random numbers; the same seed gives the same release.
+    seed : ``None`` (default): fresh OS entropy, a new release every call. An integer
+        makes the release reproducible, and its guarantee says that anyone who knows the
+        seed can reproduce the noise.
     **params : the method's parameters, e.g. ``k=5, epsilon=1.0`` (``t`` for t-closeness),
-        and its options (``remainder="first"``); any other name is an error.
+        and its options: ``form`` (``records``, the papers' release; ``shuffled_columns``
+        or ``shuffled_rows`` where the method's proof covers them), ``sampler``
+        (``discrete`` by default; ``numpy``, the papers' floating-point draws) and its
+        readings (``remainder="first"``); any other name is an error.
 
     Returns
     -------
@@ -88,15 +181,20 @@ def protect(frame: pd.DataFrame, method: str, columns: Sequence[str] | None = No
         The released records, with the columns and index of ``frame`` (synthetic data,
         ``mst`` and ``aim``: the protected columns only, on a fresh index); what the release
         guarantees is ``released.attrs["guarantee"]``, a dict of the fields of
-        :class:`~anonlab.methods.guarantees.Guarantee` (notion, ε per attribute and in
-        total, k and t reached, caveat).
+        :class:`~anonlab.methods.guarantees.Guarantee` (what the paper claims, what holds
+        for the release as returned and why, ε per attribute and in total, k and t
+        reached, caveat). A shuffled form keeps no record's place: the release holds the
+        protected columns only, on a fresh index.
     """
-    seed = check_int(seed, "seed", 0)
+    _check_seed(seed)
     released_by = _method(method, params)
-    dataset = _dataset(frame, columns, domains=domains, hierarchies=hierarchies, roles=roles,
+    chosen = _columns(frame, columns)
+    _check_bounds(released_by, frame, chosen, domains, hierarchies)
+    dataset = _dataset(frame, chosen, domains=domains, hierarchies=hierarchies, roles=roles,
                        alpha=alpha)
-    released_by.check_dataset(dataset)
-    release = released_by.release(dataset, np.random.default_rng(np.random.SeedSequence(seed)))
+    released_by.check(dataset)
+    release = released_by.release(dataset, np.random.default_rng(_seed_sequence(seed)),
+                                  seeded=seed is not None, strict_bounds=True)
     out = release.frame
     if release.record_aligned:  # synthetic records get a fresh index (Release.frame)
         out.index = frame.index
@@ -120,7 +218,11 @@ def evaluate(original: pd.DataFrame, released: pd.DataFrame,
     Parameters
     ----------
     original : the records that were protected.
-    released : their release, row for row (the same index), e.g. :func:`protect`'s.
+    released : their release, e.g. :func:`protect`'s: row for row (the same index), or,
+        when its ``attrs["guarantee"]`` says it keeps no record's place (synthetic data,
+        shuffled forms), as many rows in any order; metrics that compare each record with
+        its own release are then refused, and ``f_measure`` trains on the release's own
+        class column (``target``'s column), which only synthetic data carry.
     metrics : registered metric names. Metrics of clusters (``cluster_min``,
         ``max_emd``, …) and ``runtime`` need what a run keeps beside the release and are
         refused; run them through an experiment.
@@ -145,14 +247,27 @@ def evaluate(original: pd.DataFrame, released: pd.DataFrame,
             raise ParameterError(f"metric {metric.name!r} needs the release's clusters or "
                                  "timing, which a released frame does not carry; run it in "
                                  "an experiment (anonlab run)")
+    aligned = _record_aligned(released)
+    own_class = (not aligned and target is not None and isinstance(released, pd.DataFrame)
+                 and target.get("column") in released.columns)
+    stand_in = SimpleNamespace(name="the given release", record_aligned=aligned,
+                               carries_class=own_class)
+    for metric in chosen:
+        if metric.refuses(stand_in):
+            raise ParameterError(
+                f"metric {metric.name!r} pairs each released record with its original, and "
+                "released keeps no record's place (its guarantee: record_aligned false, "
+                "form or synthetic data); use a metric of distributions (jsd, "
+                "variance_change, correlation_difference, marginal_tvd)")
     view = _dataset(original, columns, domains=domains, hierarchies=hierarchies, roles=roles,
                     alpha=alpha, target=target)
-    values = _released_values(view, original, released)
+    values = _released_values(view, original, released, aligned)
     for metric in chosen:
         metric.check(view, None)
     from anonlab.methods.base import Release
 
-    release = Release(view, values)
+    release = Release(view, values, record_aligned=aligned, target=(
+        released[target["column"]].to_numpy() if own_class else None))
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     out: dict[str, float] = {}
     for metric in chosen:
@@ -164,12 +279,23 @@ def evaluate(original: pd.DataFrame, released: pd.DataFrame,
     return pd.Series(out, name="value", dtype=float)
 
 
-def _released_values(view: Dataset, original: pd.DataFrame, released: Any) -> np.ndarray:
-    """The ``(n, m)`` matrix of ``released``'s protected columns, aligned with ``original``
-    (categorical values as taxonomy codes)."""
+def _record_aligned(released: Any) -> bool:
+    """Whether ``released`` keeps each record in its place: what its guarantee says
+    (``attrs["guarantee"]["record_aligned"]``), true for a frame without one."""
     if not isinstance(released, pd.DataFrame):
         raise TypeError(f"released must be a pandas DataFrame, got {type(released).__name__}")
-    if not released.index.equals(original.index):
+    stated = released.attrs.get(GUARANTEE)
+    return not isinstance(stated, Mapping) or stated.get("record_aligned", True) is not False
+
+
+def _released_values(view: Dataset, original: pd.DataFrame, released: Any,
+                     aligned: bool = True) -> np.ndarray:
+    """The ``(n, m)`` matrix of ``released``'s protected columns, aligned with ``original``
+    when ``aligned`` (categorical values as taxonomy codes)."""
+    if not aligned and len(released) != len(original):
+        raise ParameterError(f"released: {len(released)} rows against {len(original)} in "
+                             "original; a release holds as many records as its data")
+    if aligned and not released.index.equals(original.index):
         raise ParameterError("released: its rows must be original's, with the same index "
                              f"({len(released)} rows against {len(original)})")
     missing = [c for c in view.protected if c not in released.columns]
@@ -199,7 +325,10 @@ class Protector(TransformerMixin, BaseEstimator):
     ``transform``, ``guarantee_`` is the release's guarantee (a dict, as
     ``released.attrs["guarantee"]``). The constructor takes :func:`protect`'s arguments
     but the frame: ``method``, ``columns``, ``domains``, ``hierarchies``, ``roles``,
-    ``alpha``, ``seed`` and the method's ``**params``.
+    ``alpha``, ``seed`` and the method's ``**params``. Without a ``seed`` every
+    ``transform`` draws fresh OS entropy, so no two transforms share noise; with one,
+    every ``transform`` reproduces the same draws (research use: two transforms of
+    neighbouring data then show the difference), and the guarantee says it is seeded.
     """
 
     _OWN = ("method", "columns", "domains", "hierarchies", "roles", "alpha", "seed")
@@ -208,7 +337,7 @@ class Protector(TransformerMixin, BaseEstimator):
                  domains: Mapping[str, Sequence[float]] | None = None,
                  hierarchies: Mapping[str, str] | None = None,
                  roles: Mapping[str, str] | None = None, alpha: float = DEFAULT_ALPHA,
-                 seed: int = 0, **params: Any) -> None:
+                 seed: int | None = None, **params: Any) -> None:
         self.method = method
         self.columns = columns
         self.domains = domains
@@ -236,11 +365,13 @@ class Protector(TransformerMixin, BaseEstimator):
 
     def fit(self, X: pd.DataFrame, y: Any = None) -> Protector:
         """Check the method, its parameters and the columns on ``X``; nothing is learnt."""
-        check_int(self.seed, "seed", 0)
+        _check_seed(self.seed)
         released_by = _method(self.method, self.params)
         options = self._options()
         del options["seed"]
-        released_by.check_dataset(_dataset(X, **options))
+        chosen = _columns(X, options["columns"])
+        _check_bounds(released_by, X, chosen, options["domains"], options["hierarchies"])
+        released_by.check(_dataset(X, **options))
         self.feature_names_in_ = np.asarray(X.columns, dtype=object)
         self.n_features_in_ = len(X.columns)
         return self

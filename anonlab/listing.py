@@ -35,7 +35,7 @@ def methods() -> pd.DataFrame:
     from anonlab.methods.guarantees import stated
 
     rows = {name: {"description": first_sentence(cls.__doc__), "axes": ", ".join(cls.axes),
-                   "options": _choices(cls.option_choices), "randomized": cls.randomized,
+                   "options": _choices(cls.choices()), "randomized": cls.randomized,
                    "partition": cls.partition, "guarantee": stated(name)}
             for name, cls in METHODS.items()}
     return _table(rows, "method")

@@ -19,6 +19,7 @@ class SyntheticStandIn(Method):
     name: ClassVar[str] = "synthetic_stand_in"
     axes: ClassVar[tuple[str, ...]] = ()
     record_aligned: ClassVar[bool] = False
+    carries_class: ClassVar[bool] = True
 
     def protect(self, dataset, rng):
         order = rng.permutation(dataset.n)

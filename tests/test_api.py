@@ -27,23 +27,80 @@ def test_readme_python_snippets_run_and_keep_every_column(monkeypatch, capsys):
     exec(compile(first, "README.md", "exec"), scope)  # noqa: S102 - the README's own code
     frame, released = scope["frame"], scope["released"]
     assert list(released.columns) == list(frame.columns) and len(released) == len(frame)
-    for column in ("person", "balance.eur", "occupation"):  # not protected: unchanged
+    for column in ("person", "balance.eur", "occupation", "city"):  # not protected: unchanged
         assert released[column].equals(frame[column])
-    assert released.attrs["guarantee"]["notion"] == "ε-DP"
+    stated = released.attrs["guarantee"]
+    assert stated["notion"] == "ε-DP" and stated["sampler"] == "discrete"
+    assert stated["seeded"] is False
     assert "person" in capsys.readouterr().out
     exec(compile(second, "README.md", "exec"), scope)  # noqa: S102
     assert scope["tuned"].get_params()["k"] == 10 and scope["protector"].get_params()["k"] == 5
+    assert scope["tuned"].guarantee_["notion"] == "ε-DP"
     out = capsys.readouterr().out
     assert "jsd" in out and "ε-iDP" in out
+
+
+AGE = {"age": [0, 120]}
+BOUNDS = {"age": [0, 120], "hours.week": [0, 100]}
 
 
 def test_same_seed_same_release_and_frame_untouched():
     frame = pd.read_csv(PEOPLE)
     before = frame.copy()
-    first = anonlab.protect(frame, "ir_laplace", ["age"], k=5, epsilon=1.0, seed=3)
-    again = anonlab.protect(frame, "ir_laplace", ["age"], k=5, epsilon=1.0, seed=3)
-    other = anonlab.protect(frame, "ir_laplace", ["age"], k=5, epsilon=1.0, seed=4)
+    first = anonlab.protect(frame, "ir_laplace", ["age"], k=5, epsilon=1.0, seed=3, domains=AGE)
+    again = anonlab.protect(frame, "ir_laplace", ["age"], k=5, epsilon=1.0, seed=3, domains=AGE)
+    other = anonlab.protect(frame, "ir_laplace", ["age"], k=5, epsilon=1.0, seed=4, domains=AGE)
     assert first.equals(again) and not first.equals(other) and frame.equals(before)
+    stated = first.attrs["guarantee"]
+    assert stated["seeded"] is True and "anyone who knows the seed" in stated["caveat"]
+
+
+def test_without_a_seed_every_release_is_new_and_says_it_is_not_seeded():
+    frame = pd.read_csv(PEOPLE)
+    first = anonlab.protect(frame, "laplace", ["age"], epsilon=1.0, domains=AGE)
+    second = anonlab.protect(frame, "laplace", ["age"], epsilon=1.0, domains=AGE)
+    assert not first["age"].equals(second["age"])
+    assert first.attrs["guarantee"]["seeded"] is False
+    assert "seed" not in (first.attrs["guarantee"]["caveat"] or "")
+    protector = anonlab.Protector("laplace", ["age"], domains=AGE, epsilon=1.0)
+    assert not protector.fit_transform(frame)["age"].equals(protector.transform(frame)["age"])
+
+
+def test_a_privacy_method_without_public_bounds_is_refused_before_any_work():
+    frame = pd.read_csv(PEOPLE)
+    for method, columns, named in (("ir_laplace", ["age"], "domains: column 'age'"),
+                                   ("laplace", ["city"], "hierarchies: column 'city'"),
+                                   ("idp_ls", ["age"], "domains: column 'age'")):
+        with pytest.raises(ParameterError, match=re.escape(named)):
+            anonlab.protect(frame, method, columns, k=5, epsilon=1.0) if method != "laplace" \
+                else anonlab.protect(frame, method, columns, epsilon=1.0)
+    with pytest.raises(ParameterError, match="domains: column 'age'"):
+        anonlab.Protector("laplace", ["age"], epsilon=1.0).fit(frame)
+    anonlab.protect(frame, "mdav", ["age"], k=5)  # k-anonymity: the rule's bounds clip only
+
+
+def test_shuffled_columns_release_is_dp_and_keeps_no_record_in_place():
+    frame = pd.read_csv(PEOPLE)
+    released = anonlab.protect(frame, "ir_laplace", ["age", "hours.week"], k=5, epsilon=1.0,
+                               domains=BOUNDS, form="shuffled_columns", seed=2)
+    stated = released.attrs["guarantee"]
+    assert stated["claimed"] == "ε-DP" and stated["notion"] == "ε-DP"
+    assert stated["form"] == "shuffled_columns" and stated["record_aligned"] is False
+    assert list(released.columns) == ["age", "hours.week"]
+    assert isinstance(released.index, pd.RangeIndex) and len(released) == len(frame)
+    records = anonlab.protect(frame, "ir_laplace", ["age", "hours.week"], k=5, epsilon=1.0,
+                              domains=BOUNDS, seed=2)
+    assert records.attrs["guarantee"]["notion"] == "none"
+    assert "record order" in records.attrs["guarantee"]["reason"]
+    for column in ("age", "hours.week"):  # the same multiset of released values
+        assert sorted(released[column]) == sorted(records[column])
+    assert anonlab.evaluate(frame, released, ["jsd"], ["age", "hours.week"],
+                            domains=BOUNDS)["jsd"] >= 0
+    with pytest.raises(ParameterError, match="keeps no record's place"):
+        anonlab.evaluate(frame, released, ["re"], ["age", "hours.week"], domains=BOUNDS)
+    with pytest.raises(ParameterError, match="keeps no record's place"):
+        anonlab.evaluate(frame, released, ["record_linkage"], ["age", "hours.week"],
+                         domains=BOUNDS)
 
 
 def test_default_columns_are_the_numeric_ones_and_index_is_kept():
@@ -63,6 +120,18 @@ def test_default_columns_are_the_numeric_ones_and_index_is_kept():
     ({"method": "ir", "k": 5, "columns": ["nope"]}, ParameterError, "'nope'"),
     ({"method": "ir", "k": 5, "columns": ["balance.eur"]}, ParameterError, "domains"),
     ({"method": "ir", "k": 5, "seed": -1}, ParameterError, "seed"),
+    ({"method": "ir", "k": 5, "seed": "7"}, TypeError, "seed must be an integer, got '7'"),
+    ({"method": "ir_laplace", "k": 5, "epsilon": 1.0, "form": "shuffle"}, ParameterError,
+     "form must be one of"),
+    ({"method": "ir_laplace", "k": 5, "epsilon": 1.0, "form": "shuffled_rows",
+      "columns": ["age", "hours.week"], "domains": {"age": [0, 120], "hours.week": [0, 100]}},
+     ParameterError, "form='shuffled_rows' of method 'ir_laplace' needs one protected"),
+    ({"method": "mdav", "k": 5, "form": "shuffled_columns"}, ParameterError,
+     "form='shuffled_columns': no privacy proof of method 'mdav' covers it"),
+    ({"method": "laplace", "epsilon": 1.0, "domains": "Data"}, ParameterError,
+     "domains must be a mapping {column: [low, high]} or 'data', got 'Data'"),
+    ({"method": "laplace", "epsilon": 1.0, "sampler": "exact", "domains": {"age": [0, 9]}},
+     ParameterError, "sampler must be one of ['numpy', 'discrete'], got 'exact'"),
 ])
 def test_bad_input_is_one_named_error(kwargs, error, expected):
     frame = pd.read_csv(PEOPLE)
@@ -80,10 +149,11 @@ def test_protector_is_protect_as_a_transformer():
     from sklearn.base import clone
 
     frame = pd.read_csv(PEOPLE)
-    protector = anonlab.Protector("ir_laplace", ["age"], k=5, epsilon=1.0, seed=3)
+    protector = anonlab.Protector("ir_laplace", ["age"], k=5, epsilon=1.0, seed=3,
+                                  domains=AGE)
     released = protector.fit_transform(frame)
     assert released.equals(anonlab.protect(frame, "ir_laplace", ["age"], k=5, epsilon=1.0,
-                                           seed=3))
+                                           seed=3, domains=AGE))
     assert protector.guarantee_ == released.attrs["guarantee"]
     assert list(protector.get_feature_names_out()) == list(frame.columns)
     twin = clone(protector)
@@ -102,7 +172,7 @@ def test_protector_in_a_pipeline_and_a_grid_search():
 
     frame = pd.read_csv(PEOPLE)
     X, y = frame[["age", "hours.week"]], frame["balance.eur"] > 0
-    pipe = make_pipeline(anonlab.Protector("ir_laplace", k=5, epsilon=1.0),
+    pipe = make_pipeline(anonlab.Protector("ir_laplace", k=5, epsilon=1.0, domains=BOUNDS),
                          RandomForestClassifier(n_estimators=10, random_state=0))
     search = GridSearchCV(pipe, {"protector__k": [2, 20]}, cv=2).fit(X, y)
     assert search.best_params_["protector__k"] in (2, 20)
@@ -121,7 +191,7 @@ def test_evaluate_is_the_metric_of_the_release():
 
     frame = pd.read_csv(PEOPLE)
     columns = ["age", "hours.week"]
-    released = anonlab.protect(frame, "ir_laplace", columns, k=5, epsilon=1.0)
+    released = anonlab.protect(frame, "ir_laplace", columns, k=5, epsilon=1.0, domains="data")
     scores = anonlab.evaluate(frame, released, ["re", "jsd", "sse"], columns)
     original = frame[columns].to_numpy(dtype=float)
     view = anonlab.api._dataset(frame, columns, domains=None, hierarchies=None, roles=None,
@@ -136,7 +206,8 @@ def test_evaluate_is_the_metric_of_the_release():
 
 def test_evaluate_on_text_columns_and_a_class():
     frame = pd.read_csv(PEOPLE).assign(y=lambda f: f["age"])
-    released = anonlab.protect(frame, "ir_laplace", ["hours.week", "city"], k=5, epsilon=1.0)
+    released = anonlab.protect(frame, "ir_laplace", ["hours.week", "city"], k=5, epsilon=1.0,
+                               domains="data")
     scores = anonlab.evaluate(frame, released, ["jsd", "f_measure"], ["hours.week", "city"],
                               target={"column": "y", "threshold": 40, "labels": ["lo", "hi"]})
     assert set(scores.index) == {"jsd", "f_measure[lo]", "f_measure[hi]"}

@@ -12,8 +12,10 @@ import pytest
 import anonlab
 from anonlab.config import compose_config
 from anonlab.methods import METHODS, make_method
+from anonlab.methods.base import FORMS
 from anonlab.methods.guarantees import COLUMNS, K_ANONYMITY, T_CLOSENESS, guarantee
 from anonlab.runner.experiment import build_experiment, run_grid
+from anonlab.validation import ParameterError
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "guide" / "methods.md"
@@ -46,12 +48,26 @@ CHECKED = sorted(set(METHODS) - UNDOCUMENTED)
 
 
 def check(stated, row: dict[str, str]) -> None:
-    assert stated.notion == row["notion"]
+    assert stated.claimed == row["claimed"]
     for field, column in (("epsilon_per_attribute", "ε per attribute"),
                           ("epsilon_total", "ε in total")):
         expected = SYMBOLS[row[column]]
         value = getattr(stated, field)
         assert value is None if expected is None else value == pytest.approx(expected)
+
+
+def notion_text(stated, m: int) -> str:
+    """The table's cell for a release's notion: ``ε-DP (m·ε)`` when it holds for another
+    ε than the claim's, ``(m = 1)`` when the form needs one attribute."""
+    text = stated.notion
+    if stated.notion_epsilon is not None and stated.notion_epsilon != pytest.approx(
+            stated.epsilon_total):
+        text += " (m·ε)"
+    return text + (" (m = 1)" if m == 1 else "")
+
+
+def library_options(name: str, form: str) -> dict:
+    return {"form": form, **({"sampler": "discrete"} if METHODS[name].draws_laplace else {})}
 
 
 def test_the_page_documents_every_registered_method_once():
@@ -66,24 +82,48 @@ def test_stated_guarantee_is_the_documented_one(name):
     assert (stated.caveat is not None) == (row["caveat"] != "–")
     axes = {"k": "k", "epsilon": "ε", "t": "t"}
     assert ", ".join(axes[a] for a in method.axes) == row["axes"].replace("–", "")
+    for form in FORMS:
+        if form not in METHODS[name].forms:
+            assert row[form] == "–"
+            with pytest.raises(ParameterError, match=f"form='{form}'"):
+                make_method(name, {"k": K, "epsilon": EPS, "t": T}, {"form": form})
+            continue
+        m = 1 if form == "shuffled_rows" and METHODS[name].rows_need_one_attribute else M
+        shown = guarantee(make_method(name, {"k": K, "epsilon": EPS, "t": T},
+                                      library_options(name, form)), m)
+        assert notion_text(shown, m) == row[form], form
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CHECKED if METHODS[n].draws_laplace))
+def test_numpys_floating_point_sampler_voids_every_privacy_notion(name):
+    method = make_method(name, {"k": K, "epsilon": EPS}, {"sampler": "numpy"})
+    stated = guarantee(method, M)
+    assert stated.notion == "none" and "Mironov" in stated.reason
+    assert stated.claimed == DOCUMENTED[name]["claimed"]
 
 
 @pytest.mark.parametrize("name", CHECKED)
 def test_each_release_carries_its_documented_guarantee(name):
-    """Public domains declared: the release's caveat is the method's own, if any."""
+    """Public domains declared, the library's defaults: the notion of a release in record
+    order is the table's, and what else it carries is what it reaches."""
     frame = pd.read_csv(PEOPLE)
     params = {p: {"k": K, "epsilon": EPS, "t": T}[p] for p in METHODS[name].axes}
     released = anonlab.protect(frame, name, COLUMNS_3, domains=DOMAINS, roles=ROLES,
                                seed=1, **params)
     stated, row = released.attrs["guarantee"], DOCUMENTED[name]
     check(anonlab.methods.guarantees.Guarantee(**stated), row)
-    assert (stated["caveat"] is not None) == (row["caveat"] != "–")
+    assert stated["notion"] == row["records"].split(" (")[0]
+    assert stated["form"] == "records" and stated["record_aligned"] == (name not in ("mst", "aim"))
+    if METHODS[name].randomized:
+        assert stated["seeded"] and "seed" in stated["caveat"]
     if stated["notion"] in (K_ANONYMITY, T_CLOSENESS):  # the levels the release reaches
         assert stated["k"] >= K
         sizes = released.groupby(["age", "hours.week"]).size()
         assert stated["k"] == sizes.min()
-    if stated["notion"] == T_CLOSENESS and name != "tclose_tfirst":
-        assert 0 <= stated["t"] <= T
+    if stated["notion"] == T_CLOSENESS:
+        assert stated["ground"] and stated["t_unit"] == "cluster" and stated["l"] >= 1
+        if name != "tclose_tfirst":
+            assert 0 <= stated["t"] <= T
     if stated["notion"] not in (K_ANONYMITY, T_CLOSENESS):
         assert stated["k"] is None and stated["t"] is None
 
@@ -95,13 +135,18 @@ def test_per_attribute_budget_spends_m_times_epsilon(name):
     assert stated.epsilon_per_attribute == EPS and stated.epsilon_total == pytest.approx(M * EPS)
 
 
-def test_domains_read_off_the_data_are_a_caveat_of_noisy_releases_only():
+def test_domains_read_off_the_data_void_the_notion_of_a_library_release():
     frame = pd.read_csv(PEOPLE)
-    ruled = anonlab.protect(frame, "ir_laplace", ["age"], k=5, epsilon=1.0)
-    flat = anonlab.protect(frame, "ir_laplace", ["city"], k=5, epsilon=1.0)
+    ruled = anonlab.protect(frame, "ir_laplace", ["age"], k=5, epsilon=1.0, domains="data",
+                            form="shuffled_columns")
+    flat = anonlab.protect(frame, "laplace", ["city"], epsilon=1.0, domains="data")
     mdav = anonlab.protect(frame, "mdav", ["age"], k=5)
-    assert "[0, α·max]" in ruled.attrs["guarantee"]["caveat"]
-    assert "flat taxonomies" in flat.attrs["guarantee"]["caveat"]
+    for released in (ruled, flat):
+        stated = released.attrs["guarantee"]
+        assert stated["claimed"] == "ε-DP" and stated["notion"] == "none"
+        assert "domains read off the data" in stated["reason"]
+    assert "[0, α·max]" in ruled.attrs["guarantee"]["reason"]
+    assert "flat taxonomies" in flat.attrs["guarantee"]["reason"]
     assert mdav.attrs["guarantee"]["caveat"] is None
 
 
@@ -111,7 +156,12 @@ def test_the_results_table_carries_each_release_guarantee(tmp_path):
     table = run_grid(build_experiment(config), progress=False)
     assert list(table.columns[-len(COLUMNS):]) == list(COLUMNS)
     laplace = table[table["method"] == "ir_laplace"]
-    assert set(laplace["guarantee"]) == {DOCUMENTED["ir_laplace"]["notion"]}
+    # the papers' form and numpy's sampler, kept for the published results: notion none
+    assert set(laplace["guarantee"]) == {"none"}
+    assert set(laplace["guarantee_claimed"]) == {DOCUMENTED["ir_laplace"]["claimed"]}
+    assert set(laplace["guarantee_sampler"]) == {"numpy"}
+    assert laplace["guarantee_seeded"].all() and laplace["guarantee_record_aligned"].all()
+    assert laplace["guarantee_reason"].str.contains("record order").all()
     per = laplace.groupby("m")["guarantee_epsilon_per_attribute"].unique()
     assert {m: list(v) for m, v in per.items()} == {1: [2.0], 8: [0.25]}
     assert set(laplace["guarantee_epsilon_total"]) == {2.0}

@@ -98,7 +98,7 @@ def test_make_method_without_options_is_the_default():
         params = {"k": 3, "epsilon": 1.0, "t": 0.2}
         plain = make_method(name, params)
         assert plain == make_method(name, params, {}) == make_method(name, params, None)
-        defaults = {option: choices[0] for option, choices in cls.option_choices.items()}
+        defaults = {option: choices[0] for option, choices in cls.choices().items()}
         assert plain == make_method(name, params, defaults) and plain.options == defaults
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from anonlab.methods.base import Method, Release, postprocess
+from anonlab.methods.base import FORMS, Method, Release, postprocess
 from anonlab.methods.idp import Dp, DpUm, IdpCbls, IdpLs, Original
 from anonlab.methods.individual_ranking import IndividualRankingLaplace, IndividualRankingMethod
 from anonlab.methods.laplace import Laplace
@@ -20,10 +20,11 @@ from anonlab.methods.tcloseness import (
     TCloseTFirst,
     TCloseTFirstMerged,
 )
-from anonlab.validation import check_choice, check_options
+from anonlab.validation import ParameterError, check_choice, check_options
 
 __all__ = [
     "ALIASES", "METHODS", "Method", "Release", "make_method", "method_class", "postprocess",
+    "split_variant",
 ]
 
 METHODS: dict[str, type[Method]] = {
@@ -37,8 +38,24 @@ METHODS: dict[str, type[Method]] = {
 ALIASES: dict[str, str] = {"onedims": "ir", "microaggregation_mdav": "mdav"}
 
 
+#: ``<method>/<form>`` names a method released in another form (:data:`FORMS`), e.g.
+#: ``ir_laplace/shuffled_columns``: a run can put both forms of one method side by side
+VARIANT_SEPARATOR = "/"
+
+
+def split_variant(name: str) -> tuple[str, str | None]:
+    """``(method, form)`` of a method name, ``form`` ``None`` for a plain name."""
+    base, separator, form = str(name).partition(VARIANT_SEPARATOR)
+    if separator and form not in FORMS:
+        raise ParameterError(f"method {name!r}: {form!r} is not a release form; "
+                             f"choose one of {list(FORMS)}")
+    return base, (form or None)
+
+
 def method_class(name: str) -> type[Method]:
-    """The registered class of ``name`` (or of an alias of it)."""
+    """The registered class of ``name`` (or of an alias of it, or of a variant
+    ``<method>/<form>``)."""
+    name = split_variant(name)[0]
     name = ALIASES.get(name, name)
     return METHODS[check_choice(name, "method", list(METHODS))]
 
@@ -53,13 +70,16 @@ def make_method(name: str, params: Mapping[str, Any],
     ``options.<name>.<option>``. Omitted options keep their defaults.
     """
     cls = method_class(name)
+    form = split_variant(name)[1]
+    if form is not None:
+        options = {**(options or {}), "form": form}
     params = dict(params)
     if "aggr" in params and "k" not in params:
         params["k"] = params.pop("aggr")
     missing = [axis for axis in cls.axes if axis not in params]
     if missing:
         raise TypeError(f"method {cls.name!r} needs parameter(s) {missing}")
-    chosen = check_options(cls.name, options, cls.option_choices)
+    chosen = check_options(cls.name, options, cls.choices())
     return cls(**{axis: params[axis] for axis in cls.axes}, **chosen)
 
 

@@ -13,10 +13,17 @@ import numpy as np
 import pandas as pd
 
 from anonlab.datasets import Dataset
-from anonlab.validation import AXIS_CHECKS, check_option
+from anonlab.mechanisms import SAMPLERS
+from anonlab.validation import AXIS_CHECKS, ParameterError, check_option
 
 if TYPE_CHECKING:
     from anonlab.methods.guarantees import Guarantee
+
+#: how a release is laid out (a method's option ``form``): ``records`` keeps record i at
+#: row i (the papers' release); ``shuffled_columns`` permutes each protected column on its
+#: own (each attribute's multiset of released values); ``shuffled_rows`` permutes whole
+#: rows (the multiset of released records). The shuffled forms keep no record's place.
+FORMS: tuple[str, ...] = ("records", "shuffled_columns", "shuffled_rows")
 
 
 @dataclass(frozen=True)
@@ -111,26 +118,73 @@ class Method(ABC):
     streams.
     """
 
+    form: str = field(default=FORMS[0], kw_only=True)
+    sampler: str = field(default=SAMPLERS[0], kw_only=True)
     name: ClassVar[str]
     axes: ClassVar[tuple[str, ...]]
     randomized: ClassVar[bool] = True
     partition: ClassVar[str | None] = None  # clusters: None, "attribute" or "record"
-    record_aligned: ClassVar[bool] = True  # released record i is a version of record i
     option_choices: ClassVar[dict[str, tuple[Any, ...]]] = {}
+    #: the release forms (:data:`FORMS`) the method's privacy proof covers; any other is
+    #: refused. ``records`` is always allowed: it is the papers' release
+    forms: ClassVar[tuple[str, ...]] = ("records",)
+    #: whether ``shuffled_rows`` needs one protected attribute (a partition per attribute:
+    #: whole rows would keep the clusters' co-membership across attributes)
+    rows_need_one_attribute: ClassVar[bool] = False
+    #: whether the method draws Laplace noise, so that it takes option ``sampler``
+    draws_laplace: ClassVar[bool] = False
+    #: whether the release synthesises its own class (synthetic data), so that a metric
+    #: of the class may train on it without record correspondence
+    carries_class: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         """Check (and normalise the type of) every parameter and option the method
         declares."""
         for axis in self.axes:
             object.__setattr__(self, axis, AXIS_CHECKS[axis](getattr(self, axis), axis))
-        for option, choices in self.option_choices.items():
+        for option, choices in self.choices().items():
             object.__setattr__(self, option, check_option(
                 getattr(self, option), f"options.{self.name}.{option}", choices))
+        if self.form not in self.forms:
+            raise ParameterError(
+                f"form={self.form!r}: no privacy proof of method {self.name!r} covers it; "
+                f"its forms are {list(self.forms)}" + (
+                    " (shuffled_rows with one protected attribute)"
+                    if self.rows_need_one_attribute else ""))
+
+    @classmethod
+    def choices(cls) -> dict[str, tuple[Any, ...]]:
+        """Every option of the method with its allowed values, the first the default: the
+        readings of ``option_choices``, the release ``form`` and, for methods that draw
+        Laplace noise, the ``sampler``."""
+        out = dict(cls.option_choices)
+        out["form"] = FORMS
+        if cls.draws_laplace:
+            out["sampler"] = SAMPLERS
+        return out
 
     @property
     def options(self) -> dict[str, Any]:
         """The value of every option of the method (defaults included)."""
-        return {option: getattr(self, option) for option in self.option_choices}
+        return {option: getattr(self, option) for option in self.choices()}
+
+    @property
+    def record_aligned(self) -> bool:
+        """Whether released record i is a version of record i: true for ``form=records``
+        (synthetic data override it with false)."""
+        return self.form == "records"
+
+    def check(self, dataset: Dataset) -> None:
+        """:meth:`check_dataset`, and that the release form is covered for ``dataset``
+        (``shuffled_rows`` of a method with a partition per attribute needs m = 1)."""
+        m = len(dataset.protected)
+        if self.form == "shuffled_rows" and self.rows_need_one_attribute and m > 1:
+            raise ParameterError(
+                f"form='shuffled_rows' of method {self.name!r} needs one protected "
+                f"attribute, got m={m}: each attribute has its own partition, so whole "
+                "rows keep which records share clusters across attributes; use "
+                "form='shuffled_columns'")
+        self.check_dataset(dataset)
 
     def check_dataset(self, dataset: Dataset) -> None:
         """Raise a :class:`~anonlab.validation.ParameterError` if the method cannot protect
@@ -142,15 +196,42 @@ class Method(ABC):
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         """Protect ``dataset.protected`` and return the :class:`Release`."""
 
-    def release(self, dataset: Dataset, rng: np.random.Generator) -> Release:
-        """:meth:`protect`, timed (``seconds``), with the guarantee the release carries
-        (:func:`~anonlab.methods.guarantees.of_release`, computed after the timing)."""
+    def release(self, dataset: Dataset, rng: np.random.Generator, *, seeded: bool = True,
+                strict_bounds: bool = False) -> Release:
+        """:meth:`protect` laid out in the method's ``form`` (:func:`laid_out`, with
+        permutations drawn from ``rng`` after the noise), timed (``seconds``), with the
+        guarantee the release carries (:func:`~anonlab.methods.guarantees.of_release`,
+        computed after the timing; ``seeded``: ``rng`` comes from a known seed;
+        ``strict_bounds``: a domain read off the data voids it, as :func:`anonlab.protect`
+        asks)."""
         from anonlab.methods.guarantees import of_release
 
         clock = time.perf_counter()
-        released = self.protect(dataset, rng)
+        released = laid_out(self.protect(dataset, rng), self.form, rng)
         seconds = time.perf_counter() - clock
-        return replace(released, seconds=seconds, guarantee=of_release(self, released))
+        return replace(released, seconds=seconds,
+                       guarantee=of_release(self, released, seeded=seeded,
+                                            strict_bounds=strict_bounds))
+
+
+def laid_out(release: Release, form: str, rng: np.random.Generator) -> Release:
+    """``release`` in ``form`` (:data:`FORMS`): unchanged for ``records``; otherwise its
+    values permuted, each column on its own (``shuffled_columns``) or whole rows
+    (``shuffled_rows``), by uniform permutations independent of the data, so the shuffled
+    release is post-processing of the papers' per-attribute lists of noisy values (DP-IR
+    Lemma 1 and the step before Algorithm 1). The result keeps no record's place: no
+    cluster labels, ``record_aligned`` false."""
+    if form == "records":
+        return release
+    values = np.asarray(release.values)
+    if form == "shuffled_rows":
+        shuffled = values[rng.permutation(len(values))]
+    else:
+        shuffled = np.empty_like(values)
+        for j in range(values.shape[1]):
+            shuffled[:, j] = values[rng.permutation(len(values)), j]
+    return replace(release, values=shuffled, labels=None, labelling=None,
+                   record_aligned=False, target=None)
 
 
 def postprocess(dataset: Dataset, values: np.ndarray, noisy: bool,

@@ -36,7 +36,7 @@ from anonlab.mechanisms import (
     centroid_local_sensitivity,
     cluster_based_local_sensitivity,
 )
-from anonlab.methods.base import Method, Release, postprocess
+from anonlab.methods.base import FORMS, Method, Release, postprocess
 from anonlab.methods.laplace import Laplace
 from anonlab.microaggregation import (
     REMAINDERS,
@@ -92,6 +92,10 @@ class ClusterNoise(Method):
     sensitivity."""
 
     partition: ClassVar[str | None] = "attribute"
+    # iDP §3 calibrates each attribute's list of noisy cluster means
+    forms: ClassVar[tuple[str, ...]] = FORMS
+    rows_need_one_attribute: ClassVar[bool] = True
+    draws_laplace: ClassVar[bool] = True
 
     k: int
     epsilon: float
@@ -122,7 +126,8 @@ class ClusterNoise(Method):
         # iDP §3.1: ε = Σ ε_a (ε_a = ε/m, or ε under budget=per_attribute);
         # Algorithm 1 line 11: Laplace(0, Δc_j^a/ε_a)
         mechanism = LaplaceMechanism(sensitivity,
-                                     attribute_epsilon(self.epsilon, len(attrs), self.budget))
+                                     attribute_epsilon(self.epsilon, len(attrs), self.budget),
+                                     self.sampler)
         # iDP Algorithm 1 line 12: every record of the cluster gets the same noisy centroid
         noisy = np.take_along_axis(mechanism.randomise(centroids, rng), ranking.labels, axis=0)
         return Release(dataset, postprocess(dataset, noisy, noisy=False), labels=ranking.labels,

@@ -16,7 +16,7 @@ from anonlab.mechanisms import (
     attribute_budget,
     individual_ranking_sensitivity,
 )
-from anonlab.methods.base import Method, Release, codes_of, postprocess, split_kinds
+from anonlab.methods.base import FORMS, Method, Release, codes_of, postprocess, split_kinds
 from anonlab.methods.categorical import centroid_codes, private_centroid_codes, ranking_clusters
 from anonlab.microaggregation import (
     REMAINDERS,
@@ -126,6 +126,11 @@ class IndividualRankingLaplace(Method):
     name: ClassVar[str] = "ir_laplace"
     partition: ClassVar[str | None] = "attribute"
     axes: ClassVar[tuple[str, ...]] = ("k", "epsilon")
+    # DP-IR Lemma 1 covers each attribute's list of noisy centroids: its multiset
+    # (shuffled_columns), and whole rows only with one attribute
+    forms: ClassVar[tuple[str, ...]] = FORMS
+    rows_need_one_attribute: ClassVar[bool] = True
+    draws_laplace: ClassVar[bool] = True
     option_choices: ClassVar[dict[str, tuple[str, ...]]] = {"remainder": REMAINDERS}
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
@@ -142,7 +147,8 @@ class IndividualRankingLaplace(Method):
             widths = np.array([attrs[j].width for j in numeric])
             # DP-IR Alg. 1 step 2 with §3.3 item 2: sensitivity Δ(A_i)/k (Lemma 1); every
             # `remainder` option keeps each cluster at ≥ k records, as Lemma 1 needs
-            mechanism = LaplaceMechanism(individual_ranking_sensitivity(widths, k), budget)
+            mechanism = LaplaceMechanism(individual_ranking_sensitivity(widths, k), budget,
+                                         self.sampler)
             # DP-IR Alg. 1 note: the same draw for all repeated centroid values of a cluster
             # (drawn into the ranking's own centroids, which only this call holds)
             mechanism.randomise(ranking.centroids, rng, out=ranking.centroids)

@@ -9,7 +9,7 @@ import numpy as np
 
 from anonlab.datasets import Dataset
 from anonlab.mechanisms import LaplaceMechanism, attribute_budget, record_sensitivity
-from anonlab.methods.base import Method, Release, codes_of, postprocess, split_kinds
+from anonlab.methods.base import FORMS, Method, Release, codes_of, postprocess, split_kinds
 from anonlab.methods.categorical import private_record_codes
 from anonlab.semantics import value_change_sensitivity
 
@@ -22,6 +22,8 @@ class Laplace(Method):
     epsilon: float
     name: ClassVar[str] = "laplace"
     axes: ClassVar[tuple[str, ...]] = ("epsilon",)
+    forms: ClassVar[tuple[str, ...]] = FORMS  # independent noise per value: any layout
+    draws_laplace: ClassVar[bool] = True
     # DP-IR §4.3 releases whole numbers for whole-number attributes; iDP §4.1 only clips
     round_integers: ClassVar[bool] = True
 
@@ -39,7 +41,7 @@ class Laplace(Method):
         if numeric:
             widths = np.array([attrs[j].width for j in numeric])
             # DP-IR §3.3 item 1: sensitivity Δ(A_i), budget ε/m → scale m·Δ(A_i)/ε
-            mechanism = LaplaceMechanism(record_sensitivity(widths), budget)
+            mechanism = LaplaceMechanism(record_sensitivity(widths), budget, self.sampler)
             noisy[:, numeric] = mechanism.randomise(values[:, numeric], rng)
             scale[numeric] = mechanism.scale
         for j in categorical:

@@ -10,7 +10,7 @@ import numpy as np
 
 from anonlab.datasets import Dataset
 from anonlab.mechanisms import LaplaceMechanism, insensitive_microaggregation_sensitivity
-from anonlab.methods.base import Method, Release, codes_of, postprocess, split_kinds
+from anonlab.methods.base import FORMS, Method, Release, codes_of, postprocess, split_kinds
 from anonlab.methods.categorical import centroid_codes, private_centroid_codes
 from anonlab.microaggregation import cluster_means, mdav
 from anonlab.microaggregation.insensitive import domain_order, labels_in_order
@@ -120,6 +120,9 @@ class ImdavLaplace(Method):
     name: ClassVar[str] = "imdav_laplace"
     partition: ClassVar[str | None] = "record"
     axes: ClassVar[tuple[str, ...]] = ("k", "epsilon")
+    # [17]'s proof covers the list of noisy centroid records: its multiset of rows
+    forms: ClassVar[tuple[str, ...]] = FORMS
+    draws_laplace: ClassVar[bool] = True
     compose: ClassVar[bool] = False
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
@@ -139,7 +142,8 @@ class ImdavLaplace(Method):
             width = np.array([attrs[j].width for j in numeric])
             # DP-IR §2.4: sensitivity (n/k)·Δ(A_i)/k
             mechanism = LaplaceMechanism(
-                insensitive_microaggregation_sensitivity(width, n_clusters, k), budget)
+                insensitive_microaggregation_sensitivity(width, n_clusters, k), budget,
+                self.sampler)
             noisy[:, numeric] = mechanism.randomise(centroids[:, numeric], rng)
             scale[numeric] = mechanism.scale
         for j in categorical:

@@ -692,6 +692,7 @@ class _Synthetic(Method):
     randomized: ClassVar[bool] = True
     partition: ClassVar[str | None] = None
     record_aligned: ClassVar[bool] = False  # synthetic records match no original record
+    carries_class: ClassVar[bool] = True  # the class is synthesised with the records
     option_choices: ClassVar[dict[str, tuple[Any, ...]]] = {"bins": BIN_CHOICES,
                                                             "delta": DELTA_CHOICES}
 

@@ -33,10 +33,14 @@ class _Options:
     requires: tuple[str, ...]
 
     def refuses(self, method: Any) -> bool:
-        """Whether the metric compares each record with its own release and ``method``'s
-        records correspond to no original record (synthetic data)."""
+        """Whether the metric pairs each released record with its original (it compares
+        them, or trains on the original's class) and ``method``'s release keeps no
+        record's place (synthetic data, a shuffled form), unless, for a class metric, the
+        release synthesises its own class."""
+        if getattr(method, "record_aligned", True):
+            return False
         return ("record_correspondence" in self.requires
-                and not getattr(method, "record_aligned", True))
+                or ("target" in self.requires and not getattr(method, "carries_class", False)))
 
     def undefined(self, view: Dataset, method: Any) -> bool:
         """Whether the metric is undefined for ``method``'s release of ``view`` by what the
@@ -52,12 +56,15 @@ class _Options:
         partition = getattr(method, "partition", None)
         method_name = getattr(method, "name", str(method))
         for need in self.requires:
-            if need == "record_correspondence" and self.refuses(method):
-                raise ParameterError(f"metric {self.name!r} compares each record with its own "
-                                     f"release; method {method_name!r} releases synthetic "
-                                     "records that correspond to no original record: use a "
+            if need in ("record_correspondence", "target") and self.refuses(method):
+                form = getattr(method, "form", "records")
+                what = (f"releases form {form!r}, which keeps no record's place" if
+                        form != "records" else "releases synthetic records that correspond "
+                        "to no original record")
+                raise ParameterError(f"metric {self.name!r} pairs each released record with "
+                                     f"its original; method {method_name!r} {what}: use a "
                                      "metric of distributions instead (jsd, variance_change, "
-                                     "correlation_difference, marginal_tvd, f_measure)")
+                                     "correlation_difference, marginal_tvd)")
             if need == "clusters" and partition is None:
                 raise ParameterError(f"metric {self.name!r} measures clusters, and method "
                                      f"{method_name!r} does not cluster; drop one of them")

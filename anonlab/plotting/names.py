@@ -9,7 +9,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 from typing import Any
 
-from anonlab.methods import ALIASES
+from anonlab.methods import ALIASES, split_variant
 
 METHOD_NAMES: dict[str, str] = {
     "laplace": "Laplace",
@@ -80,6 +80,9 @@ def method_name(name: str) -> str:
     str
         E.g. ``"Alg. 2 (k-anonymity first)"``.
     """
+    base, form = split_variant(name)
+    if form is not None:
+        return f"{method_name(base)}, {form.replace('_', ' ')}"
     return METHOD_NAMES.get(name) or METHOD_NAMES.get(ALIASES.get(name, ""), str(name))
 
 

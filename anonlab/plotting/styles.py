@@ -9,6 +9,8 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
+from anonlab.methods import split_variant
+
 # Methods drawn in one figure (by experiment) get clearly different colours:
 # laplace/ir/ir_laplace/mdav/imdav*; tclose_*; original/dp/dp_um/idp_*.
 METHOD_COLORS: dict[str, str] = {
@@ -53,6 +55,10 @@ MARKERS_PER_LINE = 10  # markers on a curve of many points; every point if it ha
 REFERENCE_MARKERS = 8  # markers on a reference line, at most
 
 
+#: how much darker a method's colour is for one of its release forms (``<method>/<form>``)
+VARIANT_SHADE = 0.55
+
+
 def method_color(name: str) -> str:
     """The fixed colour of method ``name``: from :data:`METHOD_COLORS`, else by its name.
 
@@ -66,6 +72,10 @@ def method_color(name: str) -> str:
     str
         A hex colour, the same in every figure and run.
     """
+    base, form = split_variant(name)
+    if form is not None:  # a release form of a method: its colour, darkened
+        red, green, blue = (int(method_color(base)[i:i + 2], 16) for i in (1, 3, 5))
+        return "#{:02x}{:02x}{:02x}".format(*(int(c * VARIANT_SHADE) for c in (red, green, blue)))
     if name in METHOD_COLORS:
         return METHOD_COLORS[name]
     return FALLBACK_COLORS[zlib.crc32(str(name).encode()) % len(FALLBACK_COLORS)]

@@ -13,7 +13,11 @@ from tqdm.auto import tqdm
 
 from anonlab.datasets import Dataset
 from anonlab.methods import Method, method_class
+from anonlab.methods.guarantees import BOOL_COLUMNS as GUARANTEE_BOOLS
 from anonlab.methods.guarantees import COLUMNS as GUARANTEE_COLUMNS
+from anonlab.methods.guarantees import FLOAT_COLUMNS as GUARANTEE_FLOATS
+from anonlab.methods.guarantees import INT_COLUMNS as GUARANTEE_INTS
+from anonlab.methods.guarantees import TEXT_COLUMNS as GUARANTEE_TEXTS
 from anonlab.metrics import get_attribute_metric, get_metric
 from anonlab.runner.checkpoint import ROW_KEY, Checkpoint
 from anonlab.runner.grid import DATASET_AXES, Cell
@@ -268,8 +272,12 @@ def tidy_table(frame: pd.DataFrame, cells: Sequence[Cell], dataset: str) -> pd.D
     ordered = ["dataset", "method", *axes, "rep", "seed", "cell_id", "metric", "attribute",
                "value", *GUARANTEE_COLUMNS]
     frame["attribute"] = frame["attribute"].astype("string")
-    frame["guarantee_k"] = frame["guarantee_k"].astype("Int64")
-    for column in ("guarantee_epsilon_per_attribute", "guarantee_epsilon_total", "guarantee_t",
-                   "guarantee_delta"):
+    for column in GUARANTEE_INTS:
+        frame[column] = frame[column].astype("Int64")
+    for column in GUARANTEE_FLOATS:
         frame[column] = frame[column].astype(float)
+    for column in GUARANTEE_BOOLS:
+        frame[column] = frame[column].astype("boolean")
+    for column in GUARANTEE_TEXTS:  # one dtype whatever a batch held (None or text)
+        frame[column] = frame[column].astype("string")
     return frame[ordered]

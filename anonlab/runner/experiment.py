@@ -126,7 +126,7 @@ def split_options(options: Any) -> tuple[dict[str, dict[str, Any]], dict[str, di
     for name, given in options.items():
         if name in METHODS:
             cls = method_class(name)
-            methods[name] = check_options(name, given, cls.option_choices)
+            methods[name] = check_options(name, given, cls.choices())
         elif name in METRICS:
             metrics[name] = check_options(name, given, METRICS[name].option_choices)
         else:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from anonlab.datasets import Dataset
-from anonlab.methods import Method, make_method, method_class
+from anonlab.methods import Method, make_method, method_class, split_variant
 from anonlab.runner.seeds import cell_id
 from anonlab.validation import AXIS_CHECKS, ParameterError, check_int, check_options
 
@@ -103,20 +103,23 @@ def expand_grid(
             raise ParameterError(f"grid_by_method.{name} must map axes to values, got {own!r}")
         grid = check_grid({**common, **own}, dataset)
         cls = method_class(name)
+        # a variant <method>/<form> is its own series: its name, not its class's, labels
+        # its cells and enters their ids (a plain name's ids stay as they were)
+        label = name if split_variant(name)[1] is not None else cls.name
         missing = [axis for axis in cls.axes if axis not in grid]
         if missing:
             raise ParameterError(f"method {cls.name!r} needs grid axis grid.{missing[0]}")
         chosen = tuple(check_options(cls.name, options.get(cls.name),
-                                     cls.option_choices).items())
+                                     cls.choices()).items())
         axes = [a for a in DATASET_AXES if a in grid] + list(cls.axes)
         for combo in itertools.product(*(grid[a] for a in axes)):
             params = tuple(zip(axes, combo, strict=True))
             # the id hashes the data set, method and parameters only, never the options
-            key = {"dataset": dataset.name, "method": cls.name, **dict(params)}
-            cell = Cell(method=cls.name, params=params, dataset=dataset.name, id=cell_id(key),
+            key = {"dataset": dataset.name, "method": label, **dict(params)}
+            cell = Cell(method=label, params=params, dataset=dataset.name, id=cell_id(key),
                         options=chosen)
             # validates the parameter values, and the data set against the method, before
             # any work
-            cell.build().check_dataset(cell.view(dataset))
+            cell.build().check(cell.view(dataset))
             cells.append(cell)
     return cells
