@@ -80,14 +80,14 @@ def test_halved_noise_is_caught():
     result = audit(HalfNoiseLaplace(epsilon=1.0), settings=Settings(**SMALL))
     assert result.claimed.epsilon_total == 1.0  # it claims what laplace claims
     assert result.epsilon_lower() > 1.0
-    assert result.exceeds_claim == ["aligned"]
+    assert result.exceeds_claim == ["released"]
 
 
 def test_table_finds_the_randomised_numeric_methods(tmp_path):
     names, skipped = auditable_methods(Settings(n=12))
     assert {"laplace", "ir_laplace", "imdav_laplace", "dp_um", "idp_ls", "idp_cbls"} <= set(names)
     assert skipped["ir"] == "deterministic" and "mdav" in skipped and "laplace" not in skipped
-    table = pd.DataFrame([{"method": "laplace", "epsilon": 1.0, "eps_lower_aligned": 0.9}])
+    table = pd.DataFrame([{"method": "laplace", "epsilon": 1.0, "eps_lower_released": 0.9}])
     paths = write_table(table, skipped, Settings(), tmp_path / "audit")
     assert [p.name for p in paths] == ["audit.csv", "audit.md"]
     assert pd.read_csv(paths[0]).equals(table)

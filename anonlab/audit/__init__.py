@@ -24,9 +24,11 @@ releases), :mod:`~anonlab.audit.events` and :mod:`~anonlab.audit.bounds` (the bo
 
 from anonlab.audit.bounds import clopper_pearson, epsilon_lower_bound
 from anonlab.audit.core import AuditResult, PairResult, audit
+from anonlab.audit.floating import FloatingResult, floating_point_audit
 from anonlab.audit.noisefree import NotAuditable
 from anonlab.audit.settings import Settings
 from anonlab.audit.table import audit_table, auditable_methods, write_table
 
-__all__ = ["AuditResult", "NotAuditable", "PairResult", "Settings", "audit", "audit_table",
-           "auditable_methods", "clopper_pearson", "epsilon_lower_bound", "write_table"]
+__all__ = ["AuditResult", "FloatingResult", "NotAuditable", "PairResult", "Settings", "audit",
+           "audit_table", "auditable_methods", "clopper_pearson", "epsilon_lower_bound",
+           "floating_point_audit", "write_table"]

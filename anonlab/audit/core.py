@@ -24,12 +24,9 @@ from anonlab.validation import ParameterError
 
 IDP_NOTE = ("claims ε-iDP (iDP §2: indistinguishable from the neighbours of the actual data "
             "set); the audited D is that data set and each D' one of its neighbours, so a "
-            "bound above the claim contradicts ε-iDP of D as iDP §2 defines it. The harness "
-            "states the claim 'with the clustering held fixed', which a neighbour that "
-            "re-ranks records does not hold: the excess is the loss the caveat describes")
-ALIGNED_NOTE = ("the aligned release keeps record i at row i (Method.record_aligned), so the "
-                "replaced record's row shows which cluster it joined, which the centroid "
-                "list's sensitivity does not count")
+            "bound above the claim contradicts ε-iDP of D as iDP §2 defines it: a neighbour "
+            "that re-ranks records moves several centroids, which the local sensitivities "
+            "(computed with the clustering fixed) do not count")
 
 
 @dataclass(frozen=True)
@@ -66,14 +63,15 @@ class AuditResult:
     seconds: float
     seconds_per_call: float
 
-    def best(self, view: str = "aligned") -> PairResult | None:
+    def best(self, view: str = "released") -> PairResult | None:
         """The result with the largest bound in ``view`` (``None`` without that view)."""
         return max((r for r in self.results if r.view == view),
                    key=lambda r: r.epsilon_lower, default=None)
 
-    def epsilon_lower(self, view: str = "aligned") -> float | None:
-        """The largest bound of ``view``: at the stated confidence the release (``aligned``)
-        or its rank-ordered centroid list (``centroids``) spends at least this ε."""
+    def epsilon_lower(self, view: str = "released") -> float | None:
+        """The largest bound of ``view``: at the stated confidence the release as returned
+        (``released``) or its rank-ordered centroid list (``centroids``) spends at least
+        this ε."""
         best = self.best(view)
         return None if best is None else best.epsilon_lower
 
@@ -94,7 +92,7 @@ class AuditResult:
 
     @property
     def note(self) -> str:
-        parts = [IDP_NOTE] if self.claimed.notion == IDP else []
+        parts = [IDP_NOTE] if self.claimed.claimed == IDP else []
         if self.claimed.caveat:
             parts.append(f"caveat: {self.claimed.caveat}")
         return "; ".join(parts)
@@ -103,9 +101,11 @@ class AuditResult:
         """One table row: the method, what it claims, the bound of each view with the pair
         and event that gave it, and every parameter."""
         row: dict[str, Any] = {
-            "method": self.method, "epsilon": self.epsilon, "notion": self.claimed.notion,
+            "method": self.method, "form": self.settings.form, "epsilon": self.epsilon,
+            "claimed": self.claimed.claimed,
             "claimed_eps_per_attribute": self.claimed.epsilon_per_attribute,
-            "claimed_eps_total": self.claimed.epsilon_total}
+            "claimed_eps_total": self.claimed.epsilon_total,
+            "notion": self.claimed.notion}
         for view in VIEWS:
             best = self.best(view)
             row[f"eps_lower_{view}"] = None if best is None else round(best.epsilon_lower, 4)
@@ -121,8 +121,9 @@ class AuditResult:
     def summary(self) -> str:
         """A few lines for the terminal."""
         s, c = self.settings, self.claimed
-        lines = [f"{self.method} at epsilon={self.epsilon:g}: claims {c.notion}, "
-                 f"{c.epsilon_per_attribute:g} per attribute, {c.epsilon_total:g} in total",
+        lines = [f"{self.method} ({s.form}) at epsilon={self.epsilon:g}: claims {c.claimed}, "
+                 f"{c.epsilon_per_attribute:g} per attribute, {c.epsilon_total:g} in total; "
+                 f"as released: {c.notion}",
                  f"data: {s.data}, n={s.n} m={s.m} k={s.k} domain [{s.low:g}, {s.high:g}], "
                  f"seed={s.seed}; "
                  f"{s.runs} releases per data set ({self.seconds_per_call * 1e6:.0f} us each), "
@@ -144,8 +145,10 @@ class AuditResult:
         return "\n".join(lines)
 
 
-def resolve_method(method: str | Method, epsilon: float | None, k: int) -> Method:
-    """The randomised method to audit, built with ``k`` and ``epsilon`` when named."""
+def resolve_method(method: str | Method, epsilon: float | None, k: int,
+                   options: dict[str, Any] | None = None) -> Method:
+    """The randomised method to audit, built with ``k``, ``epsilon`` and ``options`` (its
+    form and sampler) when named."""
     if isinstance(method, Method):
         if epsilon is not None and epsilon != getattr(method, "epsilon", None):
             raise ParameterError(f"epsilon={epsilon!r} given for a method built with "
@@ -155,13 +158,16 @@ def resolve_method(method: str | Method, epsilon: float | None, k: int) -> Metho
     if not cls.randomized:
         raise ParameterError(f"method={method!r} is deterministic; the audit measures "
                              "randomised methods")
-    return make_method(cls.name, {"k": k, "epsilon": 1.0 if epsilon is None else epsilon})
+    chosen = {name: value for name, value in (options or {}).items()
+              if name in cls.choices()}
+    return make_method(cls.name, {"k": k, "epsilon": 1.0 if epsilon is None else epsilon},
+                       chosen)
 
 
 def choose_pairs(method: Method, dataset: Dataset,
                  count: int) -> tuple[Aimed, list[tuple[Neighbour, Aimed]]]:
     """The noise-free release of D and the ``count`` neighbours to sample with theirs:
-    half chosen by the loss their noise-free releases suggest in the aligned view, the
+    half chosen by the loss their noise-free releases suggest in the released view, the
     rest by the centroid view (the neighbours that re-rank most), when there is one."""
     base = noise_free(method, dataset)
     scored = []
@@ -170,7 +176,8 @@ def choose_pairs(method: Method, dataset: Dataset,
         scored.append((moved, aimed, {view: expected_loss(base, aimed, view) for view in VIEWS
                                       if comparable(base, aimed, view)}))
     chosen: list[tuple[Neighbour, Aimed]] = []
-    for view, quota in (("aligned", (count + 1) // 2), ("centroids", count), ("aligned", count)):
+    for view, quota in (("released", (count + 1) // 2), ("centroids", count),
+                        ("released", count)):
         for moved, aimed, loss in sorted(scored, key=lambda s: -s[2].get(view, -1.0)):
             if len(chosen) >= quota or view not in loss:
                 break
@@ -242,14 +249,17 @@ def audit(method: str | Method, epsilon: float | None = None,
     2020; Nasr et al. 2021). Bonferroni over the tests gives joint confidence.
     """
     settings = replace(settings or Settings(), **options) if options else settings or Settings()
-    method = resolve_method(method, epsilon, settings.k)
+    method = resolve_method(method, epsilon, settings.k,
+                            {"form": settings.form, "sampler": settings.sampler})
+    settings = replace(settings, form=method.form,  # a built method brings its own
+                       sampler=method.sampler if method.draws_laplace else settings.sampler)
     claimed = guarantee(method, settings.m)
-    if claimed.notion not in (DP, IDP):
-        raise ParameterError(f"method={method.name!r} claims {claimed.notion}, not ε-DP or "
+    if claimed.claimed not in (DP, IDP):
+        raise ParameterError(f"method={method.name!r} claims {claimed.claimed}, not ε-DP or "
                              "ε-iDP; there is no ε to audit")
     clock = time.perf_counter()
     dataset, noise_seed = audited_dataset(settings)
-    method.check_dataset(dataset)
+    method.check(dataset)
     base, chosen = choose_pairs(method, dataset, settings.pairs)
     streams = noise_seed.spawn(1 + len(chosen))
     started = time.perf_counter()

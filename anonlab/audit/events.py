@@ -31,7 +31,7 @@ class Event:
         return int(np.count_nonzero(inside))
 
     def describe(self, statistic: str) -> str:
-        """E.g. ``P_D'[aligned/coordinate > 3.1] / P_D[…]``."""
+        """E.g. ``P_D'[released/coordinate > 3.1] / P_D[…]``."""
         other = "D" if self.numerator == "D'" else "D'"
         sign = ">" if self.tail == "above" else "<="
         return f"P_{self.numerator}[{statistic} {sign} {self.threshold:.6g}] / P_{other}[same]"

@@ -7,7 +7,7 @@ but Laplace (or Gumbel) noise cannot be aimed this way and is reported as not au
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -63,7 +63,14 @@ class Aimed:
 
 
 def noise_free(method: Method, dataset: Dataset) -> Aimed:
-    """The noise-free release of ``method`` on ``dataset`` (:class:`Aimed`)."""
+    """The noise-free release of ``method`` on ``dataset`` (:class:`Aimed`), in the
+    canonical order of its form (:func:`~anonlab.audit.views.view_values`: a shuffled
+    form's permutation does not change it); drawn with numpy's sampler, whose draws
+    :class:`NoiseFree` switches off (the ``discrete`` sampler centres its noise on the
+    same values)."""
+    if getattr(method, "draws_laplace", False) and method.sampler != "numpy":
+        method = replace(method, sampler="numpy")
     release = method.protect(dataset, NoiseFree())  # type: ignore[arg-type]
-    return Aimed(view_values(release), view_values(release, value_scale(release)),
+    return Aimed(view_values(release, form=method.form),
+                 view_values(release, value_scale(release), form=method.form),
                  release.values.shape)

@@ -7,6 +7,7 @@ import numpy as np
 from anonlab.audit.views import view_values
 from anonlab.datasets import Dataset
 from anonlab.methods import Method
+from anonlab.methods.base import laid_out
 
 
 def releases(method: Method, dataset: Dataset, runs: int,
@@ -22,11 +23,17 @@ def releases(method: Method, dataset: Dataset, runs: int,
     cluster records, so every release is its own call.
     """
     rng = np.random.default_rng(seed)
-    first = view_values(method.protect(dataset, rng))
+
+    def one() -> dict[str, np.ndarray]:
+        # the release as returned: protect, then the form's permutations (Method.release)
+        return view_values(laid_out(method.protect(dataset, rng), method.form, rng),
+                           form=method.form)
+
+    first = one()
     out = {view: np.empty((runs, len(values))) for view, values in first.items()}
     for view, values in first.items():
         out[view][0] = values
     for run in range(1, runs):
-        for view, values in view_values(method.protect(dataset, rng)).items():
+        for view, values in one().items():
             out[view][run] = values
     return out

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from anonlab.audit.data import DESIGNS
+from anonlab.methods.base import FORMS, SAMPLERS
 from anonlab.validation import ParameterError, check_choice, check_int
 
 #: smallest number of releases per data set: each half needs enough for a threshold
@@ -35,6 +36,10 @@ class Settings:
     pairs : neighbours D' sampled (chosen among the 2n that move a record to an end).
     confidence : joint confidence of every bound the audit reports (Bonferroni).
     data : how the records are drawn (:func:`anonlab.audit.data.audit_dataset`).
+    form : the release form audited (:data:`anonlab.methods.base.FORMS`).
+    sampler : the Laplace sampler of the audited releases (numpy's by default: every
+        statistic here ignores low-order bits, and ``python -m anonlab.audit floating``
+        audits the samplers themselves).
     """
 
     runs: int = 10_000
@@ -47,6 +52,8 @@ class Settings:
     pairs: int = 4
     confidence: float = 0.95
     data: str = DESIGNS[0]
+    form: str = FORMS[0]
+    sampler: str = SAMPLERS[0]
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -65,6 +72,8 @@ class Settings:
             raise ParameterError(f"confidence must be in (0, 1), got {self.confidence!r}")
         set_(self, "confidence", confidence)
         check_choice(self.data, "data", DESIGNS)
+        check_choice(self.form, "form", FORMS)
+        check_choice(self.sampler, "sampler", SAMPLERS)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -49,7 +49,7 @@ class Statistic:
 
     @property
     def name(self) -> str:
-        """``<view>/<kind>``, e.g. ``aligned/coordinate``."""
+        """``<view>/<kind>``, e.g. ``released/coordinate``."""
         return f"{self.view}/{self.kind}"
 
     def __call__(self, samples: np.ndarray) -> np.ndarray:
@@ -97,11 +97,11 @@ def candidates(base: Aimed, moved: Aimed, view: str, tolerance: float) -> list[S
 
 
 def expected_loss(base: Aimed, moved: Aimed, view: str) -> float:
-    """Σ_c |μ'_c − μ_c| / b_c over ``view`` (``aligned``: the largest such sum over one
+    """Σ_c |μ'_c − μ_c| / b_c over ``view`` (``released`` of records: the largest such sum over one
     record's row): the privacy loss the noise-free releases suggest, in units of ε;
     only used to choose which neighbours to sample and shown beside the bound."""
     moved_by, spread = _moves(base, moved, view)
     per_value = np.abs(moved_by) / spread
-    if view == "aligned":
+    if view == "released" and per_value.size == np.prod(base.shape):
         return float(per_value.reshape(base.shape).sum(axis=1).max())
     return float(per_value.sum())
