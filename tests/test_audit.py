@@ -102,6 +102,13 @@ def test_table_finds_the_randomised_numeric_methods(tmp_path):
     (["method=laplace", "colour=red"], "'colour'"),
     (["table", "method=laplace"], "'method'"),
     (["method=idp_cbls", "k=2"], "k=2"),
+    (["method=ir_laplace", "form=shuffled"], "form"),
+    (["method=ir_laplace", "form=shuffled_rows", "m=2"], "needs one protected attribute"),
+    (["method=mdav", "form=shuffled_columns"], "method='mdav'"),
+    (["exact"], "method="),
+    (["exact", "method=laplace", "epsilon=-1"], "epsilon"),
+    (["floating", "sampler=exact"], "sampler"),
+    (["floating", "method=laplace"], "'method'"),
 ])
 def test_bad_input_is_one_error_line(argv, named, capsys):
     assert main(argv) == 2

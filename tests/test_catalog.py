@@ -80,8 +80,11 @@ def test_targets_pick_declared_outputs_and_claims_name_their_target():
         config = yaml.safe_load(entry.path.read_text(encoding="utf-8"))
         assert all(t.title and t.experiment == entry.name for t in entry.targets)
         ids = {t.id for t in entry.targets}
+        papers = {p.short for p in catalog.papers() if p.kind == "paper"}
         for claim in entry.claims:
-            assert claim["paper"] == entry.paper, claim["id"]
+            # the arena judges the papers' privacy statements with its audit
+            judged_elsewhere = claim["kind"] == "privacy" and claim["paper"] in papers
+            assert claim["paper"] == entry.paper or judged_elsewhere, claim["id"]
             if len(ids) > 1:
                 assert claim.get("target") in ids, claim["id"]
         if len(entry.targets) > 1:  # each target picks its own outputs

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anonlab.audit.arguments import key_values
 from anonlab.datasets import Dataset
 from anonlab.methods import METHODS, Method, make_method, method_class, split_variant
 from anonlab.runner.seeds import cell_id, rng_for
@@ -579,22 +580,7 @@ KEYS = {
 
 def parse(argv: Sequence[str]) -> dict[str, Any]:
     """The command's ``key=value`` pairs, converted (a leading ``+`` is ignored)."""
-    from anonlab.audit.command import convert
-
-    values: dict[str, Any] = {}
-    for arg in argv:
-        key, equals, text = arg.lstrip("+").partition("=")
-        if not equals or not key:
-            raise ParameterError(f"argument {arg!r} is not key=value")
-        if key not in KEYS:
-            raise ParameterError(
-                f"unknown parameter {key!r} (in {arg!r}); the attack takes {sorted(KEYS)}"
-            )
-        if key in values:
-            raise ParameterError(f"{key} is given twice")
-        kind = KEYS[key]
-        values[key] = kind(text) if kind is parse_epsilons else convert(key, text, kind)
-    return values
+    return key_values(argv, KEYS, "the attack")
 
 
 def command(argv: Sequence[str]) -> int:

@@ -18,6 +18,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from anonlab.audit.arguments import key_values
 from anonlab.audit.core import audit
 from anonlab.audit.noisefree import NotAuditable
 from anonlab.audit.settings import Settings
@@ -50,15 +51,6 @@ USAGE = ("usage: python -m anonlab.audit method=NAME [epsilon=1] [key=value ...]
          f"keys: {', '.join(SETTING_TYPES)}; table also results_dir (default {DEFAULT_DIR})")
 
 
-def convert(key: str, text: str, kind: type) -> Any:
-    """``text`` as a ``kind``, or a :class:`ParameterError` naming ``key``."""
-    try:
-        return kind(text)
-    except ValueError:
-        what = {int: "an integer", float: "a number"}.get(kind, kind.__name__)
-        raise ParameterError(f"{key} must be {what}, got {text!r}") from None
-
-
 def parse(argv: Sequence[str]) -> tuple[str, dict[str, Any]]:
     """What ``argv`` asks for (``audit``, ``table``, ``exact`` or ``floating``), and its
     ``key=value`` pairs converted."""
@@ -70,19 +62,8 @@ def parse(argv: Sequence[str]) -> tuple[str, dict[str, Any]]:
     table = mode == "table"
     allowed = (FLOATING_KEYS if mode == FLOATING_WORD else
                {**SETTING_TYPES, **(TABLE_KEYS if table else SINGLE_KEYS)})
-    values: dict[str, Any] = {}
-    for arg in args:
-        key, equals, text = arg.lstrip("+").partition("=")
-        if not equals or not key:
-            raise ParameterError(f"argument {arg!r} is not key=value")
-        if key not in allowed:
-            where = {"table": "the table", EXACT_WORD: "exact",
-                     FLOATING_WORD: "floating"}.get(mode, "an audit")
-            raise ParameterError(f"unknown parameter {key!r} (in {arg!r}); {where} takes "
-                                 f"{sorted(allowed)}")
-        if key in values:
-            raise ParameterError(f"{key} is given twice")
-        values[key] = convert(key, text, allowed[key])
+    where = {"table": "the table", EXACT_WORD: "exact", FLOATING_WORD: "floating"}
+    values = key_values(args, allowed, where.get(mode, "an audit"))
     if mode in ("audit", EXACT_WORD) and "method" not in values:
         raise ParameterError("method= is required (or 'table' for every method)")
     return mode, values

@@ -189,7 +189,7 @@ def render_html(view: ReportView) -> str:
         if t.guarantees:
             out += ["<h3>What each method's releases guarantee</h3>",
                     _rows_html([{k: _e(v) for k, v in row.items()} for row in t.guarantees],
-                               ("method", "guarantee", "caveat"))]
+                               ("method", "claimed", "as released", "reason", "caveat"))]
         out.append(_readings_html(t))
         out.append("<h3>The paper's claims</h3>")
         out += [_claim_html(c, NOTES_HTML) for c in t.claims] or [

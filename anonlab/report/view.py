@@ -120,9 +120,11 @@ def load_runs(results_dir: Path) -> list[Run]:
 
 
 def judge_claims(raw_claims: Sequence[Any], table: pd.DataFrame | None,
-                 default_paper: str | None = None) -> list[ClaimResult]:
-    """Each claim judged on its own, so one malformed claim does not hide the others."""
-    data = ResultsTable(table) if table is not None else None
+                 default_paper: str | None = None,
+                 tables_dir: Path | None = None) -> list[ClaimResult]:
+    """Each claim judged on its own, so one malformed claim does not hide the others;
+    ``tables_dir`` holds the run's stored tables (``privacy`` claims read the audit's)."""
+    data = ResultsTable(table, tables_dir) if table is not None else None
     results = []
     for i, raw in enumerate(raw_claims):
         try:
@@ -242,9 +244,10 @@ def _span(values: pd.Series) -> str:
 
 def guarantee_rows(table: pd.DataFrame | None) -> list[dict[str, str]]:
     """What each method's releases guarantee over the run's grid, from the results table's
-    guarantee columns (:data:`anonlab.methods.guarantees.COLUMNS`): the notion, the ε spent
-    per attribute and in total, the k and t reached (ranges over the grid) and the
-    caveats. A table written before those columns existed gives the stated guarantee
+    guarantee columns (:data:`anonlab.methods.guarantees.COLUMNS`): what the paper claims,
+    the notion as released (``guarantee``), the ε spent per attribute and in total, the k
+    and t reached (ranges over the grid), why the notion is weaker than the claim
+    (``reason``) and the caveats. A table written before those columns existed gives the stated guarantee
     (:func:`~anonlab.methods.guarantees.stated`)."""
     from anonlab.methods.guarantees import stated
 
@@ -253,16 +256,22 @@ def guarantee_rows(table: pd.DataFrame | None) -> list[dict[str, str]]:
     rows = []
     for method, group in table.groupby("method", sort=False):
         if "guarantee" not in group:
-            rows.append({"method": str(method), "guarantee": f"{stated(str(method))} (stated)"})
+            rows.append({"method": str(method), "claimed": f"{stated(str(method))} (stated)"})
             continue
-        caveats = [str(c) for c in dict.fromkeys(group["guarantee_caveat"].dropna())]
+        def joined(column: str) -> str:
+            if column not in group:  # a table written before the column existed
+                return "–"
+            return "; ".join(str(v) for v in dict.fromkeys(group[column].dropna())) or "–"
+
         rows.append({"method": str(method),
-                     "guarantee": ", ".join(dict.fromkeys(group["guarantee"].astype(str))),
+                     "claimed": joined("guarantee_claimed"),
+                     "as released": ", ".join(dict.fromkeys(group["guarantee"].astype(str))),
                      "ε per attribute": _span(group["guarantee_epsilon_per_attribute"]),
                      "ε in total": _span(group["guarantee_epsilon_total"]),
                      "k reached": _span(group["guarantee_k"].astype(float)),
                      "t reached": _span(group["guarantee_t"]),
-                     "caveat": "; ".join(caveats) or "–"})
+                     "reason": joined("guarantee_reason"),
+                     "caveat": joined("guarantee_caveat")})
     return rows
 
 
@@ -347,7 +356,8 @@ def build_view(results_dir: Path, conf_dir: Path = CONF_DIR) -> ReportView:
                    else run.reading)
             paper_runs.setdefault(run.experiment, {})[key] = run
             table = run.table()
-            judged[run.folder] = judge_claims(entry.claims, table, entry.paper)
+            judged[run.folder] = judge_claims(entry.claims, table, entry.paper,
+                                              run.directory / "tables")
             guarantees[run.folder] = guarantee_rows(table)
     profiles = [r.profile for r in runs]
     profile = (max(set(profiles), key=profiles.count) if profiles

@@ -5,7 +5,8 @@ numbers.
 A claim names its paper, section and quote, a ``kind`` and the numbers it is about. Each
 kind is one module with its fields, its parser and its evaluator: :mod:`.ordering`,
 :mod:`.crossover`, :mod:`.monotone`, :mod:`.extremum`, :mod:`.ratio`, :mod:`.cells`,
-:mod:`.bound` (their docstrings define them).
+:mod:`.bound`, and :mod:`.privacy` (a paper's privacy statement judged by the audit);
+their docstrings define them.
 
 A selection (``lower``, ``method``, ``numerator``, …) is a method name or a mapping
 ``{method: name | [names], <axis>: filter}``: a scalar fixes the axis (so both sides of a
@@ -41,6 +42,7 @@ from anonlab.report.claims import (
     extremum,
     monotone,
     ordering,
+    privacy,
     ratio,
 )
 from anonlab.report.claims.data import ResultsTable
@@ -64,7 +66,8 @@ from anonlab.report.claims.stats import (
 
 KINDS: dict[str, ModuleType] = {
     "ordering": ordering, "crossover": crossover, "monotone": monotone,
-    "extremum": extremum, "ratio": ratio, "cells": cells, "bound": bound}
+    "extremum": extremum, "ratio": ratio, "cells": cells, "bound": bound,
+    "privacy": privacy}
 _ID = re.compile(r"^[a-z0-9_]+$")
 
 __all__ = ["CONTRADICTED", "KINDS", "NOT_CHECKABLE", "REPRODUCED", "STATUSES", "WITHIN_NOISE",
@@ -103,7 +106,7 @@ def parse_claim(raw: Mapping[str, Any], position: int = 0) -> Claim:
     if unknown:
         raise c.error(sorted(unknown)[0], f"is not a field of kind {kind!r} (fields: "
                       f"{sorted(fields)} and {sorted(COMMON_FIELDS)})")
-    metric = c.text("metric", required=kind != "cells")
+    metric = c.text("metric", required=kind not in ("cells", "privacy"))
     by_attribute = raw.get("by_attribute", False)
     if not isinstance(by_attribute, bool):
         raise c.error("by_attribute", f"must be true or false, got {by_attribute!r}")
@@ -191,9 +194,10 @@ def evaluate_claim(claim: Claim, table: pd.DataFrame | ResultsTable) -> ClaimRes
     return ClaimResult.of(claim, status, ours, reps)
 
 
-def evaluate_claims(claims: Sequence[Claim | Mapping[str, Any]], table: pd.DataFrame
-                    ) -> list[ClaimResult]:
-    """Judge every claim (parsed, or raw mappings from a config) against ``table``."""
+def evaluate_claims(claims: Sequence[Claim | Mapping[str, Any]], table: pd.DataFrame,
+                    tables_dir: Any = None) -> list[ClaimResult]:
+    """Judge every claim (parsed, or raw mappings from a config) against ``table`` (and
+    the run's stored tables in ``tables_dir``, which ``privacy`` claims read)."""
     parsed = [c if isinstance(c, Claim) else parse_claim(c, i) for i, c in enumerate(claims)]
-    data = ResultsTable(table)
+    data = ResultsTable(table, tables_dir)
     return [evaluate_claim(claim, data) for claim in parsed]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -52,9 +53,20 @@ class ResultsTable:
     randomised one run once), degrees of freedom ``df`` and repetitions ``n``.
     """
 
-    def __init__(self, table: pd.DataFrame) -> None:
+    def __init__(self, table: pd.DataFrame, tables_dir: Path | None = None) -> None:
         self.table = table
+        self.tables_dir = tables_dir
         self._points: dict[tuple[str, bool], pd.DataFrame] = {}
+        self._stored: dict[str, pd.DataFrame | None] = {}
+
+    def stored(self, name: str) -> pd.DataFrame | None:
+        """The run's table ``tables/<name>.csv`` (written by a table builder), or
+        ``None`` without it."""
+        if name not in self._stored:
+            path = None if self.tables_dir is None else Path(self.tables_dir) / f"{name}.csv"
+            self._stored[name] = (pd.read_csv(path) if path is not None and path.is_file()
+                                  else None)
+        return self._stored[name]
 
     def points_of(self, claim: Claim) -> pd.DataFrame:
         """The points a claim reads: its metric, per attribute or not, and as the size
