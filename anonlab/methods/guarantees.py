@@ -65,8 +65,8 @@ class Guarantee:
     form : the release form (records, shuffled_columns, shuffled_rows).
     sampler : the Laplace sampler (numpy, discrete), ``None`` without Laplace noise.
     seeded : whether the release's randomness came from a given seed (reproducible by
-        anyone who knows it) rather than fresh OS entropy; ``None`` for a method's
-        stated guarantee.
+        anyone who knows it) rather than fresh OS entropy; ``None`` for a deterministic
+        method and for a method's stated guarantee.
     record_aligned : whether released row i is a version of record i.
     ground, t_unit, l : t-closeness only: the EMD ground distance, the unit t is checked
         on (``cluster``: every cluster, so every released equivalence class, a union of
@@ -247,7 +247,8 @@ def of_release(method: Method, release: Release, *, seeded: bool = True,
     from anonlab.metrics.clusters import cluster_min, max_emd
 
     view = release.dataset
-    stated = replace(guarantee(method, release.values.shape[1]), seeded=seeded,
+    stated = replace(guarantee(method, release.values.shape[1]),
+                     seeded=seeded if method.randomized else None,
                      record_aligned=release.record_aligned)
     if stated.notion in (K_ANONYMITY, T_CLOSENESS):
         if stated.notion == K_ANONYMITY:
