@@ -46,7 +46,9 @@ def test_laplace_loss_is_the_supremum_of_the_log_ratio(seed):
 def test_the_lists_the_proofs_cover_stay_within_epsilon_and_idp_ls_does_not():
     settings = Settings(n=30, k=3)
     dataset = audited_dataset(settings)[0]
-    found = {name: exact_losses(make_method(name, {"k": 3, "epsilon": 1.0}), dataset)
+    # the worst neighbour moves the outlier to the domain's end, one of 11 places
+    found = {name: exact_losses(make_method(name, {"k": 3, "epsilon": 1.0}), dataset,
+                                positions=11)
              for name in ("laplace", "ir_laplace", "dp_um", "idp_ls")}
     for name in ("laplace", "ir_laplace", "dp_um"):
         assert found[name].fixed_scale <= 1.0 + 1e-9 and found[name].own_scale <= 1.0 + 1e-9
@@ -62,7 +64,7 @@ def test_the_lists_the_proofs_cover_stay_within_epsilon_and_idp_ls_does_not():
 
 
 def test_a_shuffled_form_is_audited_within_its_claim_where_record_order_is_not():
-    small = {"runs": 2000, "n": 12, "pairs": 2, "seed": 1}
+    small = {"runs": 1200, "n": 12, "pairs": 2, "seed": 1}
     records = audit("ir_laplace", 1.0, **small)
     shuffled = audit("ir_laplace", 1.0, form="shuffled_columns", **small)
     assert records.epsilon_lower() > 2.0 and records.exceeds_claim == ["released"]

@@ -25,7 +25,7 @@ from anonlab.mechanisms import LaplaceMechanism
 from anonlab.mechanisms.discrete import grid
 from anonlab.validation import ParameterError
 
-RUNS = 2000
+RUNS = 1000
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0])

@@ -24,6 +24,7 @@ What holds for a release as returned depends on more than the mechanism:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -192,10 +193,12 @@ def claim(method: Method, m: int) -> Guarantee:
     raise KeyError(f"no guarantee is recorded for method {name!r}")
 
 
+@functools.lru_cache(maxsize=4096)
 def guarantee(method: Method, m: int) -> Guarantee:
     """The guarantee of ``method``'s release of ``m`` attributes in its form and with its
     sampler: the paper's claim (:func:`claim`) and what holds for the release as
-    returned, with the reasons they differ."""
+    returned, with the reasons they differ (computed once per method and m: a method
+    holds only its parameters)."""
     stated = claim(method, m)
     sampler = method.sampler if getattr(method, "draws_laplace", False) else None
     stated = replace(stated, form=method.form, sampler=sampler,
