@@ -5,7 +5,9 @@ temporary results folder.
 Usage: ``python benchmarks/bench_runs.py [--only census_ir tclose_runtime] [--repeats 3]
 [--n-jobs 2]``
 
-Budgets (on 2 cores): ``census_ir`` ≤ 5 s, ``tclose_runtime`` ≤ 30 s, and every paper
+Budgets (on 2 cores): ``census_ir`` ≤ 5 s, ``tclose_runtime`` ≤ 75 s (it times every
+cell five times, interleaved, since run time is a measurement judged from its spread; its
+former single timing had 30 s), and every paper
 experiment (``all``, paper profile, every reading) ≤ 12 minutes. Prints the median wall
 time of ``--repeats`` runs and its ratio to the budget; ``all`` runs once (it takes
 minutes) and prints each experiment's own wall time from its ``run.json``.
@@ -28,7 +30,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BUDGETS_S = {"census_ir": 5.0, "tclose_runtime": 30.0, "all": 720.0}
+BUDGETS_S = {"census_ir": 5.0, "tclose_runtime": 75.0, "all": 720.0}
 
 
 def calibrate() -> float:

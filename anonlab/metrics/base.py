@@ -216,6 +216,10 @@ class ReleaseMetric(_Options):
     option_choices: Mapping[str, tuple[Any, ...]] = field(default_factory=dict, hash=False)
     options: Mapping[str, Any] = field(default_factory=dict, hash=False)
     requires: tuple[str, ...] = ()
+    #: a measurement of the machine (run time): it varies between repetitions of a
+    #: deterministic method, so the runner repeats every cell for it, interleaved, and
+    #: no single value is exact
+    measured: bool = False
 
     def of_release(self, view: Dataset, release: Release,
                    rng: np.random.Generator | None = None) -> float | dict[str, float]:

@@ -88,4 +88,5 @@ MAX_EMD = ReleaseMetric("max_emd", max_emd, "largest EMD of a cluster (t-closene
                         requires=("record_partition", "confidential"))
 SSE_TCM = ReleaseMetric("sse_tcm", normalised_sse, "TCM Eq. 5 normalised SSE of the QIs",
                         requires=("quasi_identifier", "record_correspondence"))
-RUNTIME = ReleaseMetric("runtime", runtime, "seconds of the method's protect call")
+RUNTIME = ReleaseMetric("runtime", runtime, "seconds of the method's protect call",
+                        measured=True)

@@ -247,8 +247,8 @@ def guarantee_rows(table: pd.DataFrame | None) -> list[dict[str, str]]:
     guarantee columns (:data:`anonlab.methods.guarantees.COLUMNS`): what the paper claims,
     the notion as released (``guarantee``), the ε spent per attribute and in total, the k
     and t reached (ranges over the grid), why the notion is weaker than the claim
-    (``reason``) and the caveats. A table written before those columns existed gives the stated guarantee
-    (:func:`~anonlab.methods.guarantees.stated`)."""
+    (``reason``) and the caveats. A table written before those columns existed gives the
+    stated guarantee (:func:`~anonlab.methods.guarantees.stated`)."""
     from anonlab.methods.guarantees import stated
 
     if table is None or table.empty:
@@ -258,21 +258,24 @@ def guarantee_rows(table: pd.DataFrame | None) -> list[dict[str, str]]:
         if "guarantee" not in group:
             rows.append({"method": str(method), "claimed": f"{stated(str(method))} (stated)"})
             continue
-        def joined(column: str) -> str:
-            if column not in group:  # a table written before the column existed
-                return "–"
-            return "; ".join(str(v) for v in dict.fromkeys(group[column].dropna())) or "–"
-
         rows.append({"method": str(method),
-                     "claimed": joined("guarantee_claimed"),
+                     "claimed": _joined(group, "guarantee_claimed"),
                      "as released": ", ".join(dict.fromkeys(group["guarantee"].astype(str))),
                      "ε per attribute": _span(group["guarantee_epsilon_per_attribute"]),
                      "ε in total": _span(group["guarantee_epsilon_total"]),
                      "k reached": _span(group["guarantee_k"].astype(float)),
                      "t reached": _span(group["guarantee_t"]),
-                     "reason": joined("guarantee_reason"),
-                     "caveat": joined("guarantee_caveat")})
+                     "reason": _joined(group, "guarantee_reason"),
+                     "caveat": _joined(group, "guarantee_caveat")})
     return rows
+
+
+def _joined(group: pd.DataFrame, column: str) -> str:
+    """The distinct values of ``column`` in ``group``, joined (``–`` for none, or for a
+    table written before the column existed)."""
+    if column not in group:
+        return "–"
+    return "; ".join(str(v) for v in dict.fromkeys(group[column].dropna())) or "–"
 
 
 def _counts(results: Sequence[ClaimResult | None]) -> dict[str, int]:

@@ -112,12 +112,19 @@ def run_batch(dataset: Dataset, jobs: Sequence[Job], master_seed: int, metrics: 
 
 def plan_jobs(cells: Sequence[Cell], reps: int, metrics: Sequence[str] = ()) -> list[Job]:
     """Every (cell, repetition); deterministic methods run once (rep 0) unless a metric
-    is randomized (a random forest), whose repetitions they then share."""
-    random_metric = any(get_metric(name).randomized for name in metrics)
+    is randomized (a random forest), whose repetitions they then share, or measures the
+    machine (run time): then every cell runs ``reps`` times, repetition by repetition
+    (all cells' first repetition, then their second, …), so that a change of the
+    machine's speed during the run falls on every cell alike rather than on one."""
+    resolved = [get_metric(name) for name in metrics]
+    random_metric = any(m.randomized for m in resolved)
+    measured = any(getattr(m, "measured", False) for m in resolved)
     jobs: list[Job] = []
     for index, cell in enumerate(cells):
-        n_reps = reps if random_metric or method_class(cell.method).randomized else 1
-        jobs.extend((index, cell, rep) for rep in range(n_reps))
+        repeat = random_metric or measured or method_class(cell.method).randomized
+        jobs.extend((index, cell, rep) for rep in range(reps if repeat else 1))
+    if measured:  # interleaved: the order of the work, not of the results (sorted later)
+        jobs.sort(key=lambda job: (job[2], job[0]))
     return jobs
 
 

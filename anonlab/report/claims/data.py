@@ -30,7 +30,8 @@ NON_AXES = {"experiment", "method", "value", "se", "df", "n"}
 @cache
 def _exact_when_run_once(method: str, metric: str) -> bool:
     """Whether one run of ``method`` scored by ``metric`` is the whole story: both
-    deterministic (the runner then runs them once)."""
+    deterministic (the runner then runs them once), and the metric not a measurement of
+    the machine (a run time is never exact, however deterministic the method)."""
     from anonlab.methods import method_class
     from anonlab.metrics import get_metric
 
@@ -39,7 +40,8 @@ def _exact_when_run_once(method: str, metric: str) -> bool:
     except ParameterError:
         return False
     try:
-        randomized = randomized or get_metric(metric).randomized
+        scored_by = get_metric(metric)
+        randomized = randomized or scored_by.randomized or getattr(scored_by, "measured", False)
     except ParameterError:
         pass
     return not randomized
