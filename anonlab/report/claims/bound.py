@@ -27,7 +27,7 @@ from anonlab.report.claims.model import (
     need_of,
     need_text,
 )
-from anonlab.report.claims.stats import judge, plus_minus, tally
+from anonlab.report.claims.stats import judge, levels_text, plus_minus, tally
 
 FIELDS = {"method", "op", "value", "rel_tol"}
 OPS = ("<", "<=", ">", ">=", "==")
@@ -66,9 +66,8 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     else:
         judged = judge(q, ref - slack, math.inf, closed=p["op"] == ">=")
     result = tally(judged, need_of(claim, len(q)))
-    text = (f"{result.held}/{result.n} points with {claim.metric} {p['op']} {fmt(target)} "
-            f"at 95%{' (Bonferroni)' if result.need < result.n else ''}, "
-            f"{result.opposite} opposite")
+    text = (f"{result.held}/{result.n} points with {claim.metric} {p['op']} {fmt(target)}, "
+            f"{result.opposite} opposite ({levels_text(result)})")
     order = np.argsort(-q.est if p["op"] in ("<", "<=") else q.est)
     if claim.min_count is not None:
         order = order[::-1]

@@ -123,8 +123,7 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     text = (f"{result.held}/{len(frame)} cells {tolerance}"
             + (" at 95%" if p["match"] is None else "")
             + f", {result.opposite} outside" + (f", {n_absent} not run" if n_absent else ""))
-    holds = judged.holds if result.need == result.n else judged.holds_adjusted
-    misses = np.flatnonzero(~holds & ~absent)
+    misses = np.flatnonzero(~result.holds_at & ~absent)
     if len(misses):
         misses = misses[np.argsort(-np.nan_to_num(gap[misses], nan=math.inf), kind="stable")]
         keys = [c for c in frame.columns if c not in value_columns and c != p["match"]

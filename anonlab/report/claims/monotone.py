@@ -24,7 +24,7 @@ from anonlab.report.claims.model import (
     need_text,
     symbol,
 )
-from anonlab.report.claims.stats import Quantity, judge, tally, welch_df
+from anonlab.report.claims.stats import Quantity, judge, levels_text, tally, welch_df
 
 FIELDS = {"method", "x", "direction", "rel_tol"}
 
@@ -60,10 +60,9 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
                        for f in ("est", "se", "df", "n")))
     judged = judge(q_all, 0.0, np.inf, closed=True)
     result = tally(judged, need_of(claim, len(q_all)))
-    against = judged.opposite_adjusted if result.need > 1 else judged.opposite
-    text = (f"{result.held}/{result.n} pairs of {symbol(x)} {p['direction']} at 95%"
-            f"{' (Bonferroni)' if result.need < result.n else ''}, {result.opposite} "
-            f"confidently against")
+    against = result.opposite_at
+    text = (f"{result.held}/{result.n} pairs of {symbol(x)} {p['direction']}, "
+            f"{result.opposite} confidently against ({levels_text(result)})")
     offset = 0
     wrong = []
     for q_pair, i, j, xs, q, label in pieces:

@@ -13,7 +13,7 @@ import numpy as np
 
 from anonlab.report.claims.data import ResultsTable, join, point_label, select, side, varying
 from anonlab.report.claims.model import Checker, Claim, fmt, need_of, need_text
-from anonlab.report.claims.stats import Quantity, judge, plus_minus, tally
+from anonlab.report.claims.stats import Quantity, judge, levels_text, plus_minus, tally
 
 FIELDS = {"lower", "higher", "chain", "factor"}
 
@@ -39,8 +39,8 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     result = tally(judged, need_of(claim, len(q)))
     names = " < ".join("/".join(s.label for s in tier) for tier in tiers)
     text = (f"{names}" + (f" (×{factor:g})" if factor != 1 else "")
-            + f": {result.held}/{result.n} comparisons hold at 95%, {result.opposite} "
-            f"opposite{' (Bonferroni over ' + str(result.n) + ')' if result.n > 1 else ''}")
+            + f": {result.held}/{result.n} comparisons hold, {result.opposite} opposite "
+            f"({levels_text(result)})")
     # the point closest to failing (largest lower·factor / higher), with its numbers
     with np.errstate(divide="ignore", invalid="ignore"):
         t_stat = np.where(q.se > 0, q.est / q.se, np.sign(q.est) * np.inf)

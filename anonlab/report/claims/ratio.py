@@ -96,7 +96,7 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     judged = judge(q, log_low, log_high, tests=len(q) * picked, closed=True)
     if picked > 1:  # an extremum of several means: pay for the pick at every level
         judged = replace(judged, holds=judged.holds_adjusted,
-                         opposite=judged.opposite_adjusted)
+                         opposite=judged.opposite_adjusted, multiplier=picked)
     result = tally(judged, need_of(claim, len(q)))
     if low is not None and high is not None and math.isclose(low * high, 1.0):
         bounds = f"within ×{fmt(high)}"
@@ -118,8 +118,8 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     if len(parts) == 1:
         text = f"ratio {parts[0]}"
     else:
-        holds = judged.holds if result.need == result.n else judged.holds_adjusted
-        failing = [part for part, good in zip(parts, holds, strict=True) if not good]
+        failing = [part for part, good in zip(parts, result.holds_at, strict=True)
+                   if not good]
         text = (f"{result.held}/{result.n} ratios {bounds} at 95%, {result.opposite} outside; "
                 + examples(failing or parts, 3))
         bounds += f"; {need_text(claim)}"

@@ -10,13 +10,17 @@ The multiple-comparison rule (level α = 5 %, two-sided intervals):
 
 * a point **holds** when its interval lies inside the band, and is **opposite** when its
   interval lies wholly outside;
-* the claim is **reproduced** when at least ``need`` points hold. If ``need = N`` (every
-  point) each point is judged at 95 %: an intersection-union test, which needs no correction.
-  Otherwise the holding points are counted with Bonferroni-adjusted 1 − α/N intervals, so
-  that a count taken from many noisy points (the best of them, a share of them) is paid for;
-* it is **contradicted** when more than ``N − need`` points are opposite. If that takes
-  every point (``need = 1``, "somewhere") each is judged at 95 %; otherwise at 1 − α/N
-  (Bonferroni), so that one noisy point among hundreds does not contradict a claim;
+* the claim is **reproduced** when at least ``need`` points hold, each judged at level
+  1 − α/(N − need + 1): the partial-conjunction test of "at least ``need`` of N hold"
+  (Benjamini & Heller 2008, the Bonferroni combination: the need-th smallest p-value
+  times N − need + 1). For ``need = N`` (every point) that is 95 % at each point, an
+  intersection-union test; for ``need = 1`` ("for some k") it is Bonferroni over the N
+  points, so that picking the best of many noisy means is paid for, and a share in
+  between pays only for the points it may leave out;
+* it is **contradicted** when more than ``N − need`` points are opposite, that is at least
+  ``N − need + 1`` of them, by the same test at level 1 − α/need: 95 % at each point when
+  every point must go against it (``need = 1``), Bonferroni over N when one opposite point
+  refutes an "every point" claim, so that one noisy point among hundreds does not;
 * otherwise it is **within noise**, and :func:`reps_to_decide` says how many repetitions
   would decide it if the observed means and spreads were the truth.
 
@@ -27,7 +31,9 @@ exactly; one with an unknown error (a randomised method run once) is never decid
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
 
@@ -98,7 +104,9 @@ class Quantity:
 
 @dataclass(frozen=True)
 class Judgement:
-    """Per point: holds / opposite at the unadjusted and the adjusted level."""
+    """Per point: holds / opposite at the unadjusted and the adjusted level, and how to
+    judge them at any other level (``levels``: the number of tests → (holds, opposite),
+    ``None`` for a judgement without intervals, which holds at every level)."""
 
     holds: np.ndarray
     opposite: np.ndarray
@@ -106,6 +114,17 @@ class Judgement:
     opposite_adjusted: np.ndarray
     reps_hold: np.ndarray      # repetitions at which an undecided point would hold
     reps_opposite: np.ndarray  # … or be opposite (adjusted), if the estimates were true
+    levels: Callable[[int], tuple[np.ndarray, np.ndarray]] | None = field(
+        default=None, repr=False, compare=False)
+    #: every level's number of tests is multiplied by this (an extremum of several means
+    #: pays for the pick at every level)
+    multiplier: int = 1
+
+    def at(self, tests: int) -> tuple[np.ndarray, np.ndarray]:
+        """Holds / opposite with intervals at level 1 − α/(``tests`` · multiplier)."""
+        if self.levels is None:
+            return self.holds, self.opposite
+        return self.levels(max(int(tests), 1) * self.multiplier)
 
 
 def judge(q: Quantity, lo: float | np.ndarray = 0.0, hi: float | np.ndarray = math.inf, *,
@@ -129,12 +148,13 @@ def judge(q: Quantity, lo: float | np.ndarray = 0.0, hi: float | np.ndarray = ma
 
     holds, opposite = at(1)
     holds_adj, opposite_adj = at(n_tests)
+    levels = cache(at)
     inside = (q.est > lo) & (q.est < hi)
     with np.errstate(invalid="ignore"):
         edge = np.minimum(np.abs(q.est - lo), np.abs(hi - q.est))
     need_hold = np.where(inside, _reps_needed(q, edge, 1), np.inf)
     need_opp = np.where(~inside, _reps_needed(q, edge, n_tests), np.inf)
-    return Judgement(holds, opposite, holds_adj, opposite_adj, need_hold, need_opp)
+    return Judgement(holds, opposite, holds_adj, opposite_adj, need_hold, need_opp, levels)
 
 
 def _reps_needed(q: Quantity, edge: np.ndarray, tests: int) -> np.ndarray:
@@ -153,7 +173,8 @@ def _reps_needed(q: Quantity, edge: np.ndarray, tests: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Tally:
-    """How many of a claim's N points hold and are opposite under the stated rule."""
+    """How many of a claim's N points hold and are opposite under the stated rule, and
+    which (``holds_at``, ``opposite_at``: per point, at the levels the rule used)."""
 
     n: int
     need: int
@@ -161,6 +182,8 @@ class Tally:
     opposite: int
     status: str
     reps: int | None  # repetitions that would decide a claim within noise
+    holds_at: np.ndarray | None = field(default=None, repr=False, compare=False)
+    opposite_at: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def undecided(self) -> int:
@@ -173,14 +196,17 @@ def tally(j: Judgement, need: int) -> Tally:
     if n == 0:
         return Tally(0, need, 0, 0, NOT_CHECKABLE, None)
     need = min(max(need, 1), n)
-    holds = j.holds if need == n else j.holds_adjusted
-    opposite = j.opposite if need == 1 else j.opposite_adjusted
+    # partial conjunction (module docstring): "at least need hold" at α/(N − need + 1),
+    # "at least N − need + 1 opposite" at α/need
+    holds = j.at(n - need + 1)[0]
+    opposite = j.at(need)[1]
     held, opp = int(holds.sum()), int((opposite & ~holds).sum())
     if held >= need:
-        return Tally(n, need, held, opp, REPRODUCED, None)
+        return Tally(n, need, held, opp, REPRODUCED, None, holds, opposite)
     if opp > n - need:
-        return Tally(n, need, held, opp, CONTRADICTED, None)
-    return Tally(n, need, held, opp, WITHIN_NOISE, _reps(j, holds, opposite, need))
+        return Tally(n, need, held, opp, CONTRADICTED, None, holds, opposite)
+    return Tally(n, need, held, opp, WITHIN_NOISE, _reps(j, holds, opposite, need), holds,
+                 opposite)
 
 
 def _reps(j: Judgement, holds: np.ndarray, opposite: np.ndarray, need: int) -> int | None:
@@ -196,6 +222,16 @@ def _reps(j: Judgement, holds: np.ndarray, opposite: np.ndarray, need: int) -> i
         return None
     best = min(options)
     return int(math.ceil(best)) if best <= MAX_REPS else None
+
+
+def levels_text(result: Tally) -> str:
+    """The levels a tally judged at, for the report: ``holding at 95%, opposite at 1 −
+    α/N`` in words, e.g. ``holding at α/6, opposite at α/15``."""
+    def level(tests: int) -> str:
+        return "95%" if tests == 1 else f"1 − α/{tests}"
+
+    return (f"holding judged at {level(result.n - result.need + 1)}, opposite at "
+            f"{level(result.need)}")
 
 
 def combine(verdicts: list[str], need: int) -> str:
