@@ -5,9 +5,6 @@ command's one-line errors."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -217,13 +214,11 @@ def test_a_file_as_results_dir_is_refused(tmp_path, capsys):
     assert capsys.readouterr().err.startswith("error: ")
 
 
-def test_the_module_exits_with_status_2():
+def test_the_command_exits_with_status_2(capsys):
     load_named_dataset("census")  # a failed load would not be a usage error
-    done = subprocess.run(
-        [sys.executable, "-m", "anonlab.audit", "attack", "k=1"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: k must be")
+    assert main(["attack", "k=1"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith("error: k must be")
+
+

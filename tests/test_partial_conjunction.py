@@ -17,7 +17,7 @@ from anonlab.report.claims.stats import (
     tally,
 )
 
-N, DRAWS = 20, 1000
+N, DRAWS = 20, 600
 
 
 def rate(means: np.ndarray, need: int, status: str, seed: int) -> float:
@@ -54,7 +54,7 @@ def test_a_share_is_not_harder_to_reproduce_than_every_point():
 def test_a_false_share_is_reproduced_at_most_at_the_stated_rate():
     # 14 points far inside, 6 on the boundary: "15 of 20" is false by one point
     means = np.r_[np.full(14, 10.0), np.zeros(6)]
-    assert rate(means, 15, REPRODUCED, 3) <= 0.025 + 0.01  # Monte Carlo margin (1000 draws)
+    assert rate(means, 15, REPRODUCED, 3) <= 0.025 + 0.01  # Monte Carlo margin (600 draws)
 
 
 def test_a_share_is_contradicted_at_most_at_the_stated_rate():

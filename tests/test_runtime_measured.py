@@ -49,7 +49,7 @@ def test_one_timing_per_cell_decides_nothing():
 
 def test_equal_run_times_are_neither_reproduced_nor_contradicted_beyond_the_stated_rate():
     rng = np.random.default_rng(1)
-    verdicts = [evaluate_claim(CLAIM, timings(5, rng)).status for _ in range(120)]
+    verdicts = [evaluate_claim(CLAIM, timings(5, rng)).status for _ in range(80)]
     assert verdicts.count(CONTRADICTED) / len(verdicts) <= 0.025
     assert verdicts.count(REPRODUCED) / len(verdicts) <= 0.025
     assert verdicts.count(WITHIN_NOISE) / len(verdicts) >= 0.95

@@ -3,12 +3,20 @@
 Judged on all pairs of points (x_i < x_j), not only neighbours, so that noise between
 neighbouring x does not hide a trend: each pair is one comparison of two means, and a move
 the wrong way by at most ``rel_tol`` of the earlier value still counts as in order. With
-``min_share`` below 1 ("grows" as a trend), the share of pairs that hold is counted with
-simultaneous intervals (:mod:`anonlab.report.claims.stats`).
+``min_share`` below 1 ("grows" as a trend), the share of pairs that hold is counted by
+the partial-conjunction test of :mod:`anonlab.report.claims.stats`.
+
+The pairs of every curve the selection leaves (each combination of the free axes other
+than ``x``: method, ε, α, class, …) are pooled into one share, unless ``each_group:
+true``: then the share must hold on each curve, as a claim "per method, ε and α" says,
+and one curve that goes the wrong way contradicts it whatever the others do. The claim is
+reproduced when every curve is (an intersection over the curves needs no correction) and
+contradicted when one curve is refuted at level α/G over its G curves (a union does).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -24,15 +32,28 @@ from anonlab.report.claims.model import (
     need_text,
     symbol,
 )
-from anonlab.report.claims.stats import Quantity, judge, levels_text, tally, welch_df
+from anonlab.report.claims.stats import (
+    CONTRADICTED,
+    REPRODUCED,
+    WITHIN_NOISE,
+    Quantity,
+    combine,
+    judge,
+    levels_text,
+    tally,
+    welch_df,
+)
 
-FIELDS = {"method", "x", "direction", "rel_tol"}
+FIELDS = {"method", "x", "direction", "rel_tol", "each_group"}
 
 
 def parse(c: Checker) -> dict[str, Any]:
+    each = c.raw.get("each_group", False)
+    if not isinstance(each, bool):
+        raise c.error("each_group", f"must be true or false, got {each!r}")
     return {"method": c.selection("method"), "x": c.text("x", required=False) or "k",
             "direction": c.choice("direction", ("increasing", "decreasing")),
-            "rel_tol": c.number("rel_tol", 0.0, low=0.0)}
+            "rel_tol": c.number("rel_tol", 0.0, low=0.0), "each_group": each}
 
 
 def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
@@ -56,6 +77,8 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
                        group_label(group)))
     if not pieces:
         raise NotCheckable(f"fewer than two values of {x!r}")
+    if p["each_group"]:
+        return _each_group(claim, pieces)
     q_all = Quantity(*(np.concatenate([getattr(piece[0], f) for piece in pieces])
                        for f in ("est", "se", "df", "n")))
     judged = judge(q_all, 0.0, np.inf, closed=True)
@@ -76,3 +99,31 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     if wrong:
         text += f"; against: {examples(wrong, 2)}"
     return result.status, text + f" ({need_text(claim)})", result.reps
+
+
+def _each_group(claim: Claim, pieces: list) -> tuple[str, str, int | None]:
+    """The claim judged curve by curve (``each_group``): reproduced when every curve's
+    share holds (an intersection: each curve at its own level), contradicted when one
+    curve's share is refuted (a union over G curves: each refutation at level α/G)."""
+    p = claim.params
+    curves = len(pieces)
+    verdicts, worst = [], []
+    for q_pair, _, _, _, _, label in pieces:
+        judged = judge(q_pair, 0.0, np.inf, closed=True)
+        need = need_of(claim, len(q_pair))
+        result = tally(judged, need)
+        if result.status != REPRODUCED:  # refuted only at the union's level
+            refuted = tally(replace(judged, multiplier=curves), need)
+            status = CONTRADICTED if refuted.status == CONTRADICTED else WITHIN_NOISE
+            result = replace(result, status=status, opposite=refuted.opposite)
+        verdicts.append(result.status)
+        if result.status != REPRODUCED:
+            worst.append(f"{label or 'the curve'}: {result.held}/{result.n} in order, "
+                         f"{result.opposite} against ({result.status})")
+    status = combine(verdicts, curves)
+    text = (f"{verdicts.count(REPRODUCED)}/{curves} curves {p['direction']} in "
+            f"{symbol(p['x'])}, {verdicts.count(CONTRADICTED)} contradicted (each curve's "
+            f"pairs by the partial-conjunction test, a refutation at α/{curves})")
+    if worst:
+        text += f"; {examples(worst, 2)}"
+    return status, text + f" ({need_text(claim)}, on each curve)", None
