@@ -77,7 +77,8 @@ def summary_rows(view: ReportView) -> list[dict[str, Any]]:
 def _verdict_line(result: ClaimResult) -> str:
     text = f"ours: {result.ours}"
     if result.status == WITHIN_NOISE and result.reps:
-        text += f" — about {result.reps} repetitions would decide it"
+        text += (f" — about {result.reps} repetitions could decide it, were the observed "
+                 "means and spreads the truth (an estimate, not a promise)")
     return text
 
 

@@ -116,9 +116,21 @@ class Judgement:
     reps_opposite: np.ndarray  # … or be opposite (adjusted), if the estimates were true
     levels: Callable[[int], tuple[np.ndarray, np.ndarray]] | None = field(
         default=None, repr=False, compare=False)
+    #: (tests for holding, tests for opposite) → ``(reps_hold, reps_opposite)`` at those
+    #: levels; ``None``: the fields above, whatever the level
+    rep_levels: Callable[[int, int], tuple[np.ndarray, np.ndarray]] | None = field(
+        default=None, repr=False, compare=False)
     #: every level's number of tests is multiplied by this (an extremum of several means
     #: pays for the pick at every level)
     multiplier: int = 1
+
+    def reps_at(self, hold_tests: int, opposite_tests: int) -> tuple[np.ndarray, np.ndarray]:
+        """Repetitions at which each undecided point would hold, or be opposite, with
+        intervals at those levels (times the multiplier), were the estimates true."""
+        if self.rep_levels is None:
+            return self.reps_hold, self.reps_opposite
+        return self.rep_levels(max(hold_tests, 1) * self.multiplier,
+                               max(opposite_tests, 1) * self.multiplier)
 
     def at(self, tests: int) -> tuple[np.ndarray, np.ndarray]:
         """Holds / opposite with intervals at level 1 − α/(``tests`` · multiplier)."""
@@ -152,9 +164,14 @@ def judge(q: Quantity, lo: float | np.ndarray = 0.0, hi: float | np.ndarray = ma
     inside = (q.est > lo) & (q.est < hi)
     with np.errstate(invalid="ignore"):
         edge = np.minimum(np.abs(q.est - lo), np.abs(hi - q.est))
-    need_hold = np.where(inside, _reps_needed(q, edge, 1), np.inf)
-    need_opp = np.where(~inside, _reps_needed(q, edge, n_tests), np.inf)
-    return Judgement(holds, opposite, holds_adj, opposite_adj, need_hold, need_opp, levels)
+
+    def reps_at(hold_tests: int, opposite_tests: int) -> tuple[np.ndarray, np.ndarray]:
+        return (np.where(inside, _reps_needed(q, edge, hold_tests), np.inf),
+                np.where(~inside, _reps_needed(q, edge, opposite_tests), np.inf))
+
+    need_hold, need_opp = reps_at(1, n_tests)
+    return Judgement(holds, opposite, holds_adj, opposite_adj, need_hold, need_opp, levels,
+                     reps_at)
 
 
 def _reps_needed(q: Quantity, edge: np.ndarray, tests: int) -> np.ndarray:
@@ -211,11 +228,13 @@ def tally(j: Judgement, need: int) -> Tally:
 
 def _reps(j: Judgement, holds: np.ndarray, opposite: np.ndarray, need: int) -> int | None:
     """The fewest repetitions at which the claim would be decided, were the estimates true:
-    the points still missing to hold, or to be opposite, whichever comes first."""
+    the points still missing to hold, or to be opposite, whichever comes first, each at
+    the level the tally judges it at (the partial-conjunction levels)."""
     n = len(holds)
     open_ = ~holds & ~opposite
-    to_hold = np.sort(j.reps_hold[open_])[: max(need - int(holds.sum()), 0)]
-    to_oppose = np.sort(j.reps_opposite[open_])[: max(n - need + 1 - int(opposite.sum()), 0)]
+    reps_hold, reps_opposite = j.reps_at(n - need + 1, need)
+    to_hold = np.sort(reps_hold[open_])[: max(need - int(holds.sum()), 0)]
+    to_oppose = np.sort(reps_opposite[open_])[: max(n - need + 1 - int(opposite.sum()), 0)]
     options = [float(x.max()) for x in (to_hold, to_oppose)
                if len(x) and np.all(np.isfinite(x))]
     if not options:
