@@ -65,17 +65,23 @@ def summary_rows(view: ReportView) -> list[dict[str, Any]]:
         rows.append({"paper": s.paper.short, "targets run": f"{s.targets_run}/{s.targets}",
                      "claims judged": sum(s.counts.values()), **s.counts,
                      **{f"contradicted: {label}": s.causes[c] for c, label in CAUSES.items()},
-                     "claims of targets not run": s.claims_not_run})
+                     "claims of targets not run": s.claims_not_run,
+                     "sanity checks passed": f"{s.sanity_passed}/{s.sanity}"})
     total: dict[str, Any] = {"paper": "all", "targets run":
                              f"{sum(s.targets_run for s in view.papers)}/"
                              f"{sum(s.targets for s in view.papers)}"}
-    for column in list(rows[0])[2:] if rows else []:
+    for column in list(rows[0])[2:-1] if rows else []:
         total[column] = sum(row[column] for row in rows)
+    if rows:
+        total["sanity checks passed"] = (f"{sum(s.sanity_passed for s in view.papers)}/"
+                                         f"{sum(s.sanity for s in view.papers)}")
     return [*rows, total] if rows else []
 
 
 def _verdict_line(result: ClaimResult) -> str:
     text = f"ours: {result.ours}"
+    if result.sanity:
+        text = f"sanity check (true by construction: {result.sanity}, no finding); " + text
     if result.status == WITHIN_NOISE and result.reps:
         text += (f" — about {result.reps} repetitions could decide it, were the observed "
                  "means and spreads the truth (an estimate, not a promise)")

@@ -201,6 +201,8 @@ class PaperSummary:
     counts: dict[str, int]
     causes: dict[str, int]
     claims_not_run: int
+    sanity_passed: int = 0  # sanity checks (true by construction) that hold
+    sanity: int = 0
 
 
 @dataclass
@@ -279,11 +281,13 @@ def _joined(group: pd.DataFrame, column: str) -> str:
 
 
 def _counts(results: Sequence[ClaimResult | None]) -> dict[str, int]:
-    return {s: sum(r is not None and r.status == s for r in results) for s in STATUSES}
+    """Verdicts by status, sanity checks left out (they are no finding about a paper)."""
+    return {s: sum(r is not None and r.status == s and not r.sanity for r in results)
+            for s in STATUSES}
 
 
 def _cause(view: ClaimView) -> tuple[str | None, str | None]:
-    if view.result.status != CONTRADICTED:
+    if view.result.status != CONTRADICTED or view.result.sanity:
         return None, None
     for verdict in view.readings[1:]:
         if verdict.result is not None and verdict.result.status == REPRODUCED:
@@ -375,6 +379,9 @@ def build_view(results_dir: Path, conf_dir: Path = CONF_DIR) -> ReportView:
         results = [c.result for t in ran for c in t.claims]
         causes = {cause: sum(c.cause == cause for t in ran for c in t.claims)
                   for cause in CAUSES}
+        sanity = [r for r in results if r.sanity]
         summaries.append(PaperSummary(paper, len(ran), len(mine), _counts(results), causes,
-                                      sum(len(t.claims) for t in mine if t.run is None)))
+                                      sum(len(t.claims) for t in mine if t.run is None),
+                                      sum(r.status == REPRODUCED for r in sanity),
+                                      len(sanity)))
     return ReportView(results_dir, profile, summaries, targets, custom, others)

@@ -23,7 +23,9 @@ Table 1 has it).
 Each verdict is ``reproduced``, ``contradicted``, ``within noise`` (with the repetitions
 that would decide it) or ``not checkable``, by the rule of :mod:`.stats`. A claim may
 declare a ``known_departure`` (``cause``: stand_in_data or paper_inconsistency, with its
-``evidence``), which the report shows beside a contradiction.
+``evidence``), which the report shows beside a contradiction, and ``sanity``: why the
+statement holds by construction of the implementation (e.g. two methods that are one at
+m = 1); the report lists such checks apart and counts them as no finding about the paper.
 """
 
 from __future__ import annotations
@@ -133,7 +135,7 @@ def parse_claim(raw: Mapping[str, Any], position: int = 0) -> Claim:
     params = KINDS[kind].parse(c)
     return Claim(claim_id, paper, section, quote, kind, metric, by_attribute, c.where(),
                  min_share, min_count, notes, tolerance_note, c.text("target", required=False),
-                 params, _departure(c), magnitude)
+                 params, _departure(c), magnitude, c.text("sanity", required=False))
 
 
 def parse_claims(raw: Sequence[Mapping[str, Any]] | None) -> list[Claim]:

@@ -15,7 +15,7 @@ from anonlab.validation import ParameterError
 COMMON_FIELDS = {"id", "paper", "section", "quote", "kind", "metric", "by_attribute",
                  "magnitude", "where",
                  "min_share", "min_count", "notes", "tolerance_note", "target",
-                 "known_departure"}
+                 "known_departure", "sanity"}
 # fields that state a tolerance: a claim using one must say why (``tolerance_note``)
 TOLERANCE_FIELDS = ("tolerance", "factor", "rel_tol", "within", "min", "max", "abs",
                     "min_count")
@@ -71,6 +71,9 @@ class Claim:
     params: Mapping[str, Any]
     known_departure: Mapping[str, str] | None = None
     magnitude: bool = False
+    #: why the statement holds by construction of the implementation (a sanity check of
+    #: the code, not a finding about the paper), or ``None``
+    sanity: str | None = None
 
     def selections(self) -> list[Selection]:
         """Every selection the claim reads."""
@@ -229,6 +232,7 @@ class ClaimResult:
     known_departure: Mapping[str, str] | None = None
     reps: int | None = None
     metric: str | None = None
+    sanity: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return dict(vars(self))
@@ -238,7 +242,7 @@ class ClaimResult:
            ) -> ClaimResult:
         return cls(claim.id, claim.paper, claim.section, claim.quote, claim.kind, status, ours,
                    claim.notes, claim.target, claim.tolerance_note, claim.known_departure,
-                   reps, claim.metric)
+                   reps, claim.metric, claim.sanity)
 
 
 class NotCheckable(Exception):
