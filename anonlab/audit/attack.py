@@ -309,7 +309,24 @@ def plan_attack(
     form: str | None = None,
 ) -> AttackPlan:
     """Check every input of :func:`bracketing_attack` and build its methods; no release is
-    drawn. Raises a :class:`ParameterError` or :class:`TypeError` naming the input."""
+    drawn. Raises a :class:`ParameterError` or :class:`TypeError` naming the input.
+
+    Parameters
+    ----------
+    dataset : a data set config's name (``conf/dataset/<name>.yaml``) or a
+        :class:`~anonlab.datasets.Dataset`.
+    method : a registered method that clusters each attribute on its own and releases in
+        record order (:func:`attackable_methods`).
+    k : the method's cluster size, at least 2.
+    epsilon : one ε or a list of them, one release each.
+    attribute : the attacked attribute, numerical and among the first ``m``.
+    m : the number of protected attributes (the first m of the data set); ``None``: the
+        data set's protected attributes as they are (every attribute of a named data set,
+        13 on Census).
+    seed : master seed of the releases (:func:`release_rng`).
+    form : the method's release form (its option ``form``); ``None``: the default, record
+        order. A form that keeps no record's place gives rows marked not applicable.
+    """
     cls, label, form = _check_method(method, form)
     epsilons = _epsilons(epsilon)
     seed = check_int(seed, "seed", 0)
@@ -420,33 +437,11 @@ def _share_column(threshold: float) -> str:
     return f"share_width_below_{threshold:g}pct"
 
 
-def bracketing_attack(
-    dataset: str | Dataset = DEFAULT_DATASET,
-    method: str = DEFAULT_METHOD,
-    k: int = DEFAULT_K,
-    epsilon: float | Sequence[float] = DEFAULT_EPSILONS,
-    attribute: str = DEFAULT_ATTRIBUTE,
-    m: int | None = None,
-    seed: int = 0,
-    form: str | None = None,
-) -> pd.DataFrame:
+def bracketing_attack(**options: Any) -> pd.DataFrame:
     """Release a data set once per ε and bracket every record's value from the others'.
 
-    Parameters
-    ----------
-    dataset : a data set config's name (``conf/dataset/<name>.yaml``) or a
-        :class:`~anonlab.datasets.Dataset`.
-    method : a registered method that clusters each attribute on its own and releases in
-        record order (:func:`attackable_methods`).
-    k : the method's cluster size, at least 2.
-    epsilon : one ε or a list of them, one release each.
-    attribute : the attacked attribute, numerical and among the first ``m``.
-    m : the number of protected attributes (the first m of the data set); ``None``: the
-        data set's protected attributes as they are (every attribute of a named data set,
-        13 on Census).
-    seed : master seed of the releases (:func:`release_rng`).
-    form : the method's release form (its option ``form``); ``None``: the default, record
-        order. A form that keeps no record's place gives rows marked not applicable.
+    ``options`` are :func:`plan_attack`'s: ``dataset``, ``method``, ``k``, ``epsilon``,
+    ``attribute``, ``m``, ``seed`` and ``form``, each with its default.
 
     Returns
     -------
@@ -466,7 +461,7 @@ def bracketing_attack(
     ------
     ParameterError, TypeError : a bad input, before any release is drawn.
     """
-    plan = plan_attack(dataset, method, k, epsilon, attribute, m, seed, form)
+    plan = plan_attack(**options)
     return pd.DataFrame([attack_row(plan, eps, built) for eps, built in plan.methods])
 
 
