@@ -437,11 +437,11 @@ def _share_column(threshold: float) -> str:
     return f"share_width_below_{threshold:g}pct"
 
 
-def bracketing_attack(**options: Any) -> pd.DataFrame:
+def bracketing_attack(*args: Any, **options: Any) -> pd.DataFrame:
     """Release a data set once per ε and bracket every record's value from the others'.
 
-    ``options`` are :func:`plan_attack`'s: ``dataset``, ``method``, ``k``, ``epsilon``,
-    ``attribute``, ``m``, ``seed`` and ``form``, each with its default.
+    The arguments are :func:`plan_attack`'s, in its order: ``dataset``, ``method``, ``k``,
+    ``epsilon``, ``attribute``, ``m``, ``seed`` and ``form``, each with its default.
 
     Returns
     -------
@@ -461,7 +461,7 @@ def bracketing_attack(**options: Any) -> pd.DataFrame:
     ------
     ParameterError, TypeError : a bad input, before any release is drawn.
     """
-    plan = plan_attack(**options)
+    plan = plan_attack(*args, **options)
     return pd.DataFrame([attack_row(plan, eps, built) for eps, built in plan.methods])
 
 
