@@ -45,3 +45,13 @@ def test_a_share_names_its_own_repetitions():
     q = Quantity.of(draws.mean(axis=1), draws.std(axis=1, ddof=1) / 2, 3, 4)
     every, share = tally(judge(q, 0.0), len(GAPS)), tally(judge(q, 0.0), 4)
     assert every.reps is not None and share.reps is not None and every.reps != share.reps
+
+
+def test_within_noise_says_whether_more_data_could_decide_it():
+    from anonlab.report.claims import ClaimResult
+    from anonlab.report.render import _verdict_line
+
+    more = ClaimResult("c", "DP-IR", "§", "q", "ordering", WITHIN_NOISE, "ours", reps=12)
+    stuck = ClaimResult("c", "DP-IR", "§", "q", "ordering", WITHIN_NOISE, "ours", reps=None)
+    assert "needs more data: about 12 repetitions" in _verdict_line(more)
+    assert "undecidable as encoded" in _verdict_line(stuck)

@@ -65,6 +65,7 @@ def summary_rows(view: ReportView) -> list[dict[str, Any]]:
         rows.append({"paper": s.paper.short, "targets run": f"{s.targets_run}/{s.targets}",
                      "claims judged": sum(s.counts.values()), **s.counts,
                      **{f"contradicted: {label}": s.causes[c] for c, label in CAUSES.items()},
+                     "within noise, undecidable as encoded": s.undecidable,
                      "claims of targets not run": s.claims_not_run,
                      "sanity checks passed": f"{s.sanity_passed}/{s.sanity}"})
     total: dict[str, Any] = {"paper": "all", "targets run":
@@ -83,8 +84,11 @@ def _verdict_line(result: ClaimResult) -> str:
     if result.sanity:
         text = f"sanity check (true by construction: {result.sanity}, no finding); " + text
     if result.status == WITHIN_NOISE and result.reps:
-        text += (f" — about {result.reps} repetitions could decide it, were the observed "
-                 "means and spreads the truth (an estimate, not a promise)")
+        text += (f" — needs more data: about {result.reps} repetitions could decide it, "
+                 "were the observed means and spreads the truth (an estimate, not a promise)")
+    elif result.status == WITHIN_NOISE:
+        text += (" — undecidable as encoded: at these estimates no number of repetitions "
+                 "would decide it (exact values on the band's edge, or curves that agree)")
     return text
 
 

@@ -27,6 +27,7 @@ from anonlab.report.claims import (
     NOT_CHECKABLE,
     REPRODUCED,
     STATUSES,
+    WITHIN_NOISE,
     ClaimError,
     ClaimResult,
     ResultsTable,
@@ -203,6 +204,7 @@ class PaperSummary:
     claims_not_run: int
     sanity_passed: int = 0  # sanity checks (true by construction) that hold
     sanity: int = 0
+    undecidable: int = 0  # within noise with no count of repetitions that would decide it
 
 
 @dataclass
@@ -383,5 +385,7 @@ def build_view(results_dir: Path, conf_dir: Path = CONF_DIR) -> ReportView:
         summaries.append(PaperSummary(paper, len(ran), len(mine), _counts(results), causes,
                                       sum(len(t.claims) for t in mine if t.run is None),
                                       sum(r.status == REPRODUCED for r in sanity),
-                                      len(sanity)))
+                                      len(sanity),
+                                      sum(r.status == WITHIN_NOISE and not r.reps
+                                          and not r.sanity for r in results)))
     return ReportView(results_dir, profile, summaries, targets, custom, others)
