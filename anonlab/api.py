@@ -80,20 +80,21 @@ def _needs_public_bounds(method: Method, m: int) -> bool:
 
 
 def _check_bounds(method: Method, frame: pd.DataFrame, columns: Sequence[str],
-                  domains: Any, hierarchies: Mapping[str, str] | None) -> bool:
-    """Whether ``domains`` asks to read the bounds off the data (``"data"``); for a method
-    that claims a privacy loss, a protected column without public bounds (a numeric one
-    without ``domains``, a text one without ``hierarchies``) is refused otherwise."""
+                  domains: Any, hierarchies: Mapping[str, str] | None) -> None:
+    """Check ``domains`` (a mapping, or ``"data"``: the bounds read off the data); unless
+    it is ``"data"``, a method that claims a privacy loss refuses a protected column
+    without public bounds (a numeric one without ``domains``, a text one without
+    ``hierarchies``)."""
     if isinstance(domains, str):
         if domains != DATA_DOMAINS:
             raise ParameterError(f"domains must be a mapping {{column: [low, high]}} or "
                                  f"{DATA_DOMAINS!r}, got {domains!r}")
-        return True
+        return
     if domains is not None and not isinstance(domains, Mapping):
         raise TypeError(f"domains must be a mapping {{column: [low, high]}} or "
                         f"{DATA_DOMAINS!r}, got {type(domains).__name__}")
     if not _needs_public_bounds(method, len(columns)):
-        return False
+        return
     for column in columns:
         if column not in frame.columns:
             continue  # the data set's own check names it
@@ -107,7 +108,6 @@ def _check_bounds(method: Method, frame: pd.DataFrame, columns: Sequence[str],
                 f"bounds, and method {method.name!r} claims {claim(method, 1).claimed}, "
                 f"whose proof assumes them; give {what}, or domains='data' to read them "
                 "off the data (the release then guarantees none)")
-    return False
 
 
 def _columns(frame: Any, columns: Sequence[str] | str | None,

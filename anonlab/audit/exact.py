@@ -26,15 +26,15 @@ on the audit's data set; the audit table carries them beside the sampled bounds.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from anonlab.audit.data import make_dataset
-from anonlab.audit.noisefree import NoiseFree, value_scale
+from anonlab.audit.noisefree import noise_free_release, value_scale
 from anonlab.audit.views import centroid_values
 from anonlab.datasets import Dataset
-from anonlab.methods import Method, Release
+from anonlab.methods import Method
 
 #: values a record is moved to when searching the neighbours (evenly over the domain)
 POSITIONS = 41
@@ -105,9 +105,7 @@ def noisy_list(method: Method, dataset: Dataset) -> _List:
     """The list ``method``'s proof covers on ``dataset``, with the noise switched off:
     the rank-ordered centroids and their scales, or the values for a method without
     clusters."""
-    if method.draws_laplace and method.sampler != "numpy":
-        method = replace(method, sampler="numpy")
-    release: Release = method.protect(dataset, NoiseFree())  # type: ignore[arg-type]
+    release = noise_free_release(method, dataset)
     scale = value_scale(release)
     centroids = centroid_values(release, release.values)
     if centroids is None:

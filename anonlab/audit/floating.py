@@ -35,10 +35,10 @@ from numpy.typing import ArrayLike
 
 from anonlab.audit.bounds import epsilon_estimate, epsilon_lower_bound
 from anonlab.audit.data import audit_dataset, make_dataset
-from anonlab.datasets import Dataset
+from anonlab.audit.sampling import releases
 from anonlab.mechanisms import SAMPLERS
 from anonlab.mechanisms.discrete import grid
-from anonlab.methods import Method, make_method
+from anonlab.methods import make_method
 from anonlab.validation import check_choice, check_epsilon, check_int
 
 #: records of the audited data set (one attribute on [LOW, HIGH], the outlier design of
@@ -187,15 +187,6 @@ class FloatingResult:
         )
 
 
-def _released_values(
-    method: Method, dataset: Dataset, record: int, runs: int, seed: np.random.SeedSequence
-) -> np.ndarray:
-    """``record``'s released value in each of ``runs`` calls of ``method.protect``, all
-    drawing in turn from one generator seeded by ``seed``."""
-    rng = np.random.default_rng(seed)
-    return np.array([method.protect(dataset, rng).values[record, 0] for _ in range(runs)])
-
-
 def floating_point_audit(
     sampler: str, epsilon: float, runs: int = RUNS, seed: int = 0, *, attack: str | None = None
 ) -> FloatingResult:
@@ -242,7 +233,8 @@ def floating_point_audit(
     scale = float(method.protect(dataset, np.random.default_rng(0)).scale[0])
     hits = []
     for data, stream in zip((dataset, neighbour), noise_seed.spawn(2), strict=True):
-        y = _released_values(method, data, RECORD, runs, stream)
+        # the releases as the audit draws them (one attribute: the view is the column)
+        y = releases(method, data, runs, stream)["released"][:, RECORD]
         from_x = reachable(y, x, scale, attack, LOW, HIGH)
         in_event = from_x.copy()
         in_event[from_x] = ~reachable(y[from_x], x_neighbour, scale, attack, LOW, HIGH)

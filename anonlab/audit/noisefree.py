@@ -62,15 +62,20 @@ class Aimed:
     shape: tuple[int, int]
 
 
+def noise_free_release(method: Method, dataset: Dataset) -> Release:
+    """``method``'s release of ``dataset`` with its noise switched off (in record order),
+    drawn with numpy's sampler, whose draws :class:`NoiseFree` switches off (the
+    ``discrete`` sampler centres its noise on the same values)."""
+    if method.draws_laplace and method.sampler != "numpy":
+        method = replace(method, sampler="numpy")
+    return method.protect(dataset, NoiseFree())  # type: ignore[arg-type]
+
+
 def noise_free(method: Method, dataset: Dataset) -> Aimed:
     """The noise-free release of ``method`` on ``dataset`` (:class:`Aimed`), in the
     canonical order of its form (:func:`~anonlab.audit.views.view_values`: a shuffled
-    form's permutation does not change it); drawn with numpy's sampler, whose draws
-    :class:`NoiseFree` switches off (the ``discrete`` sampler centres its noise on the
-    same values)."""
-    if getattr(method, "draws_laplace", False) and method.sampler != "numpy":
-        method = replace(method, sampler="numpy")
-    release = method.protect(dataset, NoiseFree())  # type: ignore[arg-type]
+    form's permutation does not change it)."""
+    release = noise_free_release(method, dataset)
     return Aimed(view_values(release, form=method.form),
                  view_values(release, value_scale(release), form=method.form),
                  release.values.shape)

@@ -77,9 +77,8 @@ def _rows(name: str, epsilon: float, settings: Settings) -> list[dict] | str:
             return f"not auditable: {error}"
         row = result.row()
         # what holds for this form with the library's sampler (the rows draw with numpy's)
-        options = {"form": form, "sampler": "discrete"} if built.draws_laplace else {"form": form}
-        row["notion"] = guarantee(make_method(name, {"k": settings.k, "epsilon": epsilon,
-                                                     **OTHER_PARAMS}, options), settings.m).notion
+        library = {"sampler": "discrete"} if built.draws_laplace else {}
+        row["notion"] = guarantee(replace(built, form=form, **library), settings.m).notion
         released = exact.released(form)
         row.update({"exact_list_fixed_scale": round(exact.fixed_scale, 4),
                     "exact_list_own_scale": round(exact.own_scale, 4),
