@@ -24,13 +24,15 @@ REQUIREMENTS = ("clusters", "record_partition", "quasi_identifier", "confidentia
 
 class _Options:
     """What metrics share: ``option_choices`` (option → allowed values, the first the
-    default; config ``options.<name>.<option>``), the chosen ``options``, and what the
-    metric ``requires`` (:data:`REQUIREMENTS`)."""
+    default; config ``options.<name>.<option>``), the chosen ``options``, what the
+    metric ``requires`` (:data:`REQUIREMENTS`), and whether it measures the machine
+    (``measured``: a run time, which no single value gives exactly)."""
 
     name: str
     option_choices: Mapping[str, tuple[Any, ...]]
     options: Mapping[str, Any]
     requires: tuple[str, ...]
+    measured: bool = False
 
     def refuses(self, method: Any) -> bool:
         """Whether the metric pairs each released record with its original (it compares

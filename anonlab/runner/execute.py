@@ -118,7 +118,7 @@ def plan_jobs(cells: Sequence[Cell], reps: int, metrics: Sequence[str] = ()) -> 
     machine's speed during the run falls on every cell alike rather than on one."""
     resolved = [get_metric(name) for name in metrics]
     random_metric = any(m.randomized for m in resolved)
-    measured = any(getattr(m, "measured", False) for m in resolved)
+    measured = any(m.measured for m in resolved)
     jobs: list[Job] = []
     for index, cell in enumerate(cells):
         repeat = random_metric or measured or method_class(cell.method).randomized

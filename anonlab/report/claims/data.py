@@ -41,7 +41,7 @@ def _exact_when_run_once(method: str, metric: str) -> bool:
         return False
     try:
         scored_by = get_metric(metric)
-        randomized = randomized or scored_by.randomized or getattr(scored_by, "measured", False)
+        randomized = randomized or scored_by.randomized or scored_by.measured
     except ParameterError:
         pass
     return not randomized
