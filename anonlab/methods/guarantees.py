@@ -156,6 +156,9 @@ SYNTHETIC_CAVEAT = ("synthetic records, which correspond to no original record; 
 TFIRST_CAVEAT = ("Algorithm 3 alone may exceed t with tied confidential values or when k' "
                  "does not divide n (tclose_tfirst_merged does not)")
 IR_CAVEAT = "individual ranking alone is not k-anonymous: each attribute is grouped on its own"
+EXPONENTIAL_FLOAT = ("categorical values are chosen by the exponential mechanism from "
+                     "floating-point Gumbel draws: the choice is discrete, but its "
+                     "probabilities hold only to floating-point precision")
 SEEDED = ("seeded: anyone who knows the seed reproduces the noise; private only while the "
           "seed is secret and was drawn at random")
 
@@ -266,7 +269,9 @@ def of_release(method: Method, release: Release, *, seeded: bool = True,
         return replace(reached, reason=_join(*short))
     if stated.claimed in PRIVACY_NOTIONS:
         bounds = view.computed_once("data_caveat", lambda: data_caveat(view))
+        categorical = any(a.categorical for a in view.protected_attributes)
         caveat = _join(stated.caveat, None if strict_bounds else bounds,
+                       EXPONENTIAL_FLOAT if categorical and method.draws_laplace else None,
                        SEEDED if seeded and method.randomized else None)
         if strict_bounds and bounds:
             return replace(stated, notion=NONE, notion_epsilon=None, caveat=caveat,
