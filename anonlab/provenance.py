@@ -21,7 +21,7 @@ PAPER = "paper"
 CUSTOM = "custom"
 #: keys an override may set and still leave the run the paper's (see :func:`provenance`)
 PAPER_KEYS = frozenset({"experiment", "profile", "n_jobs", "seed", "reps", "results_dir",
-                        "plot_only", "reading"})
+                        "plot_only", "reading", "stage"})
 #: config groups whose every key leaves the run the paper's: ``runner=dask``,
 #: ``runner.address=…``, ``hydra.*``, ``hydra/launcher=…``
 PAPER_GROUPS = ("runner", "hydra")
@@ -58,7 +58,8 @@ def provenance(overrides: Iterable[str]) -> str:
     - ``experiment`` (``+experiment=census_ir``: which paper experiment),
     - ``reading`` (a declared reading of the paper, recorded beside it),
     - ``profile`` (``quick``: the experiment's own declared reduced grid, in its own folder),
-    - ``seed`` and ``reps`` (other draws, or fewer of them, of the same experiment),
+    - ``seed`` and ``reps`` (other draws, or fewer of them, of the same experiment), and
+      ``stage`` (``confirmatory``: the pre-registered seed, :mod:`anonlab.preregistration`),
     - ``n_jobs``, ``runner`` / ``runner.*``, ``results_dir``, ``plot_only``, ``hydra.*``
       (where and how it runs, never what it computes).
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from anonlab import preregistration
 from anonlab.catalog import apply_reading
 from anonlab.config import OVERRIDES_KEY, PAPER_PROFILE, apply_profile
 from anonlab.datasets import Dataset, load_dataset
@@ -25,7 +26,8 @@ from anonlab.metrics import (
     get_metric,
 )
 from anonlab.plotting import FigureSpec, metric_name
-from anonlab.provenance import override_key, provenance, run_folder
+from anonlab.preregistration import CONFIRMATORY, EXPLORATORY, STAGES
+from anonlab.provenance import PAPER, custom_overrides, override_key, provenance, run_folder
 from anonlab.report.claims import parse_claims
 from anonlab.report.tables import TableBuilder, load_builder, write_table_files
 from anonlab.runner.checkpoint import Checkpoint, checkpoint_key, folder_lock, note
@@ -244,6 +246,17 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     name = str(config.get("experiment", {}).get("name") or "custom")
     reps = check_int(config.get("reps", 1), "reps", 1)
     seed = check_int(config.get("seed", 0), "seed", 0, MAX_SEED)
+    stage = check_choice(str(config.get("stage") or EXPLORATORY), "stage", STAGES)
+    if stage == CONFIRMATORY:
+        if any(override_key(o) == "seed" for o in overrides):
+            raise ParameterError("seed cannot be set with stage=confirmatory: the confirmatory "
+                                 "run uses the pre-registered confirmatory_seed "
+                                 "(conf/preregistration.yaml)")
+        if provenance(overrides) != PAPER:
+            raise ParameterError("stage=confirmatory confirms the paper's runs; these overrides "
+                                 f"make the run custom: {custom_overrides(overrides)}")
+        seed = preregistration.load().confirmatory_seed
+        config = {**config, "seed": seed}
     n_jobs = check_int(config.get("n_jobs", -1), "n_jobs", -(2**31))
     if n_jobs == 0:
         raise ParameterError(
@@ -310,7 +323,8 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     reading = config.get("reading")
     folder = run_folder(name, reading=reading, overrides=overrides,
                         run_name=config.get("run_name"))
-    out_dir = (out_dir if profile == PAPER_PROFILE else out_dir / profile) / folder
+    out_dir = (out_dir if profile == PAPER_PROFILE else out_dir / profile)
+    out_dir = (out_dir / CONFIRMATORY if stage == CONFIRMATORY else out_dir) / folder
     return Experiment(name, datasets, cells, reps, metrics, by_attribute, seed, n_jobs, out_dir,
                       figures, tables, config, runner_spec(config.get("runner") or {}),
                       reading=reading, overrides=overrides, provenance=provenance(overrides),

@@ -4,7 +4,7 @@ numbers.
 
 A claim names its paper, section and quote, a ``kind`` and the numbers it is about. Each
 kind is one module with its fields, its parser and its evaluator: :mod:`.ordering`,
-:mod:`.crossover`, :mod:`.monotone`, :mod:`.extremum`, :mod:`.ratio`, :mod:`.cells`,
+:mod:`.crossover`, :mod:`.monotone`, :mod:`.growth`, :mod:`.extremum`, :mod:`.ratio`, :mod:`.cells`,
 :mod:`.bound`, and :mod:`.privacy` (a paper's privacy statement judged by the audit);
 their docstrings define them.
 
@@ -42,6 +42,7 @@ from anonlab.report.claims import (
     cells,
     crossover,
     extremum,
+    growth,
     monotone,
     ordering,
     privacy,
@@ -68,7 +69,7 @@ from anonlab.report.claims.stats import (
 
 KINDS: dict[str, ModuleType] = {
     "ordering": ordering, "crossover": crossover, "monotone": monotone,
-    "extremum": extremum, "ratio": ratio, "cells": cells, "bound": bound,
+    "extremum": extremum, "growth": growth, "ratio": ratio, "cells": cells, "bound": bound,
     "privacy": privacy}
 _ID = re.compile(r"^[a-z0-9_]+$")
 

@@ -1,6 +1,7 @@
 """``crossover``: "``method`` is above ``baseline`` for x > ``expected``". The x from which
 ``method`` stays above (``mode: stays``) or first rises above (``mode: first``) must lie
-within ``expected`` ± ``tolerance``.
+within ``expected`` ± ``tolerance``; with ``by: true`` at or before ``expected`` +
+``tolerance`` (a literal "for x > 100" says what happens above 100 and nothing of below).
 
 With noise the crossing is an interval: each point is above, below or undecided with
 simultaneous 95 % confidence (Bonferroni over every point of the claim), and the crossing
@@ -29,7 +30,7 @@ from anonlab.report.claims.data import (
 from anonlab.report.claims.model import Checker, Claim, examples, fmt, need_of, symbol
 from anonlab.report.claims.stats import combine, judge, locate
 
-FIELDS = {"method", "baseline", "x", "expected", "tolerance", "mode"}
+FIELDS = {"method", "baseline", "x", "expected", "tolerance", "mode", "by"}
 
 
 def parse(c: Checker) -> dict[str, Any]:
@@ -37,7 +38,15 @@ def parse(c: Checker) -> dict[str, Any]:
             "x": c.text("x", required=False) or "k",
             "expected": c.number("expected", required=True),
             "tolerance": c.number("tolerance", 0.0, low=0.0),
-            "mode": c.choice("mode", ("stays", "first"), "stays")}
+            "mode": c.choice("mode", ("stays", "first"), "stays"),
+            "by": _flag(c, "by")}
+
+
+def _flag(c: Checker, key: str) -> bool:
+    value = c.raw.get(key, False)
+    if not isinstance(value, bool):
+        raise c.error(key, f"must be true or false, got {value!r}")
+    return value
 
 
 def crossing_interval(xs: np.ndarray, above: np.ndarray, below: np.ndarray, mode: str
@@ -68,7 +77,7 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     merged, keys = join([select(points, p["method"], claim.where),
                          select(points, p["baseline"], claim.where)])
     x, expected, tol = p["x"], p["expected"], p["tolerance"]
-    window = (expected - tol, expected + tol)
+    window = (-math.inf if p["by"] else expected - tol, expected + tol)
     curves = list(groups(merged, keys, x))
     n_tests = sum(len(curve) for _, curve in curves)
     verdicts, parts = [], []
@@ -94,5 +103,6 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     status = combine(verdicts, need_of(claim, len(verdicts)))
     text = (f"{p['method'].label} over {p['baseline'].label}, 95% simultaneous: "
             + examples(parts, 4)
-            + f" (paper: {symbol(x)} > {fmt(expected)} ± {fmt(tol)})")
+            + (f" (paper: {symbol(x)} > {fmt(expected)}"
+               + (f", crossing by {fmt(expected + tol)})" if p["by"] else f" ± {fmt(tol)})")))
     return status, text, None

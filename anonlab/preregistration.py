@@ -1,0 +1,125 @@
+"""The pre-registration: what was frozen before the confirmatory run, in one file.
+
+``conf/preregistration.yaml`` declares
+
+- ``claims_sha256``: the digest of every paper experiment's claims and readings as frozen
+  (:func:`claims_digest`). Only what decides a verdict enters it: a claim's quote, kind,
+  selections and tolerances, and each reading's text and overrides; the explanations
+  added afterwards (``known_departure``, ``notes``, ``tolerance_note``, ``target``) do not;
+- ``confirmatory_seed``: the master seed of the confirmatory run, never used before it
+  (``anonlab run +experiment=… stage=confirmatory`` runs with it, into
+  ``<results_dir>/confirmatory/``);
+- ``plan``: the group-sequential plan for claims left within noise, the looks (multiples
+  of each experiment's repetitions) and the share of α spent at each
+  (:mod:`anonlab.report.claims.stats`).
+
+The report shows the frozen digest beside today's, and flags each claim whose encoding
+differs from the one its confirmatory run recorded (:func:`claim_digest`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from anonlab.config import CONF_DIR
+from anonlab.validation import ParameterError
+
+FILE = "preregistration.yaml"
+EXPLORATORY, CONFIRMATORY = "exploratory", "confirmatory"
+STAGES = (EXPLORATORY, CONFIRMATORY)
+#: claim fields that explain a verdict without deciding it (left out of the digest)
+EXPLANATIONS = frozenset({"known_departure", "notes", "tolerance_note", "target"})
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Looks at ``looks[j]`` × an experiment's repetitions, each at level ``spent[j]`` · α;
+    the shares sum to at most 1, so the chance of a false verdict over all looks stays
+    within α (Bonferroni across the looks)."""
+
+    looks: tuple[int, ...]
+    spent: tuple[float, ...]
+
+    def reps(self, base: int) -> tuple[int, ...]:
+        """The repetitions of each look for an experiment run ``base`` times."""
+        return tuple(base * look for look in self.looks)
+
+
+@dataclass(frozen=True)
+class Preregistration:
+    claims_sha256: str
+    confirmatory_seed: int
+    frozen_at: str
+    plan: Plan
+
+
+def _fail(problem: str) -> ParameterError:
+    return ParameterError(f"conf/{FILE}: {problem}")
+
+
+@cache
+def load(conf_dir: Path = CONF_DIR) -> Preregistration:
+    """The pre-registration in ``conf_dir`` (validated)."""
+    path = Path(conf_dir) / FILE
+    if not path.is_file():
+        raise _fail("is missing")
+    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    digest, seed = raw.get("claims_sha256"), raw.get("confirmatory_seed")
+    if not isinstance(digest, str) or len(digest) != 64:
+        raise _fail(f"claims_sha256 must be a SHA-256 hex digest, got {digest!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise _fail(f"confirmatory_seed must be an integer >= 0, got {seed!r}")
+    plan = raw.get("plan") or {}
+    looks, spent = plan.get("looks"), plan.get("alpha_spent")
+    if (not isinstance(looks, list) or not looks or looks[0] != 1
+            or any(not isinstance(x, int) or x < 1 for x in looks) or looks != sorted(set(looks))):
+        raise _fail(f"plan.looks must be increasing integers starting at 1, got {looks!r}")
+    if (not isinstance(spent, list) or len(spent) != len(looks)
+            or any(not isinstance(s, int | float) or s <= 0 for s in spent)
+            or sum(spent) > 1 + 1e-12):
+        raise _fail(f"plan.alpha_spent must give each look a share > 0, summing to at most "
+                    f"1, got {spent!r}")
+    return Preregistration(digest, seed, str(raw.get("frozen_at") or "?"),
+                           Plan(tuple(looks), tuple(float(s) for s in spent)))
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def claim_digest(claim: Mapping[str, Any]) -> str:
+    """The digest of one claim's encoding (its explanations left out), 12 hex digits."""
+    kept = {k: v for k, v in claim.items() if k not in EXPLANATIONS}
+    return hashlib.sha256(_canonical(kept).encode()).hexdigest()[:12]
+
+
+def experiment_digest(claims: Sequence[Mapping[str, Any]],
+                      readings: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """What one experiment freezes: each claim's digest, and its readings."""
+    return {"claims": {str(c.get("id")): claim_digest(c) for c in claims},
+            "readings": [{k: r.get(k) for k in ("name", "primary", "text", "set")}
+                         for r in readings]}
+
+
+def claims_digest(conf_dir: Path = CONF_DIR) -> str:
+    """The SHA-256 of every paper experiment's claims and readings (their encodings)."""
+    from anonlab import catalog
+
+    frozen = {}
+    for entry in catalog.experiments(conf_dir):
+        readings = [{"name": r.name, "primary": r.primary, "text": r.text, "set": dict(r.set)}
+                    for r in entry.readings]
+        frozen[entry.name] = experiment_digest(entry.claims, readings)
+    return hashlib.sha256(_canonical(frozen).encode()).hexdigest()
+
+
+__all__ = ["CONFIRMATORY", "EXPLORATORY", "STAGES", "Plan", "Preregistration", "claim_digest",
+           "claims_digest", "experiment_digest", "load"]
