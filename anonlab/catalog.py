@@ -130,6 +130,8 @@ class ExperimentEntry:
     readings: tuple[Reading, ...]
     claims: tuple[Any, ...]
     path: Path
+    #: repetitions as declared, under each profile (``paper`` and the file's ``profiles``)
+    reps: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def primary(self) -> Reading | None:
@@ -327,8 +329,14 @@ def _entry(path: Path, known_papers: Sequence[str]) -> ExperimentEntry | None:
     claims = raw.get("claims") or []
     if not isinstance(claims, list):
         raise ParameterError(f"{source}: claims must be a list")
+    reps = {"paper": raw.get("reps", 2)}  # conf/config.yaml's default: 2
+    for profile, extra in (raw.get("profiles") or {}).items():
+        if isinstance(extra, Mapping) and "reps" in extra:
+            reps[str(profile)] = extra["reps"]
+    reps = {k: v for k, v in reps.items() if isinstance(v, int) and not isinstance(v, bool)}
     return ExperimentEntry(name, str(paper), tuple(sorted(targets, key=lambda t: t.sort_key)),
-                           parse_readings(raw.get("readings"), source), tuple(claims), path)
+                           parse_readings(raw.get("readings"), source), tuple(claims), path,
+                           reps)
 
 
 def experiments(conf_dir: Path = CONF_DIR) -> tuple[ExperimentEntry, ...]:

@@ -2,10 +2,13 @@
 claims and two readings is one new experiment YAML in a copy of conf/ and nothing else: it
 appears in the report with its claims judged under both readings, the contradiction under
 the text's reading put down to the reading that reproduces it; a custom run is listed with
-its overrides and not judged; the folder is self-contained and can be moved."""
+its overrides and not judged; the folder is self-contained and can be moved. A confirmatory
+run's verdicts sit beside the exploratory ones, a claim re-encoded after it ran is flagged,
+and the verdicts that changed since the last report are listed with the reason."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -16,6 +19,7 @@ import pytest
 from anonlab.config import compose_config
 from anonlab.report.__main__ import main as report_cli
 from anonlab.report.claims import CONTRADICTED, REPRODUCED
+from anonlab.report.render import freeze_line, summary_rows
 from anonlab.report.site import build_report
 from anonlab.report.view import build_view, judge_claims, run_command
 from anonlab.runner import build_experiment, run_experiment
@@ -126,7 +130,7 @@ def test_custom_runs_are_listed_with_their_overrides_and_not_judged(results, con
 def test_the_report_folder_is_self_contained_and_can_be_moved(results, report, tmp_path):
     path, page, markdown = report
     assert sorted(p.name for p in path.parent.iterdir()) == [
-        "figures", "index.html", "index.md", "notes.html", "notes.md"]
+        "figures", "index.html", "index.md", "notes.html", "notes.md", "verdicts.csv"]
     assert not re.search(r"<(link|script)\b", page)
     assert not re.search(r'<img[^>]+src="(?!data:)', page)  # every image embedded
     assert 'href="notes.html#report"' in page and "(notes.md#report)" in markdown
@@ -163,3 +167,65 @@ def test_cli_writes_the_report_and_prints_its_path(results, capsys, tmp_path):
     assert capsys.readouterr().out.strip() == str(results / "report" / "index.html")
     assert report_cli([str(tmp_path / "missing")]) == 2
     assert "error: no results folder" in capsys.readouterr().err
+
+
+def _confirm(results: Path, tmp_path: Path, quote: str | None = None) -> Path:
+    """A copy of ``results`` whose primary run is also stored as the confirmatory run, its
+    first claim's quote changed to ``quote`` (as if re-encoded after it ran)."""
+    copy = tmp_path / "results"
+    shutil.copytree(results, copy, ignore=shutil.ignore_patterns("report"))
+    target = copy / "confirmatory" / "fixture_figure"
+    shutil.copytree(copy / "fixture_figure", target)
+    info = json.loads((target / "run.json").read_text(encoding="utf-8"))
+    info["config"]["stage"] = "confirmatory"
+    if quote is not None:
+        info["config"]["claims"][0]["quote"] = quote
+    (target / "run.json").write_text(json.dumps(info), encoding="utf-8")
+    return copy
+
+
+def test_confirmatory_verdicts_sit_beside_the_exploratory_and_changes_are_flagged(
+        results, conf, tmp_path):
+    copy = _confirm(results, tmp_path, quote="an older encoding")
+    view = build_view(copy, conf)
+    target = next(t for t in view.targets if t.target.title_line == "DP-IR Figure 98")
+    claims = {c.result.id: c for c in target.claims}
+    changed, same = claims["fixture_ir_below_laplace"], claims["fixture_ir_small"]
+    assert changed.confirmatory.status == changed.result.status == REPRODUCED
+    assert changed.changed and not same.changed
+    assert same.confirmatory.status == CONTRADICTED and same.cause == "reading"
+    summary = next(s for s in view.papers if s.paper.short == "DP-IR")
+    assert summary.confirmatory.counts[REPRODUCED] == 1
+    rows = summary_rows(view)
+    assert {r["seed"] for r in rows} == {"exploratory", f"confirmatory ({view.confirmatory_seed})"}
+    page = build_report(copy, conf).read_text(encoding="utf-8")
+    assert "encoding changed after the confirmatory results existed" in page
+    assert "fixture_ir_below_laplace" in freeze_line(view)
+
+
+def test_each_claim_shows_its_slice_and_look(results, conf):
+    view = build_view(results, conf)
+    target = next(t for t in view.targets if t.target.title_line == "DP-IR Figure 98")
+    below = next(c for c in target.claims if c.result.id == "fixture_ir_below_laplace")
+    assert below.result.slice == "re: ir; laplace"
+    assert below.result.look == 1 and below.result.look_reps == 3
+
+
+def test_verdicts_that_changed_since_the_last_report_are_listed_with_why(results, conf,
+                                                                         tmp_path):
+    copy = _confirm(results, tmp_path)
+    build_report(copy, conf)
+    stored = copy / "report" / "verdicts.csv"
+    rows = pd.read_csv(stored, dtype=str)
+    first = rows.index[(rows["id"] == "fixture_ir_small") & (rows["stage"] == "exploratory")]
+    rows.loc[first, "status"] = "within noise"
+    second = rows.index[rows["id"] == "fixture_ir_below_laplace"]
+    rows.loc[second, ["status", "digest"]] = ["contradicted", "0123456789ab"]
+    rows.to_csv(stored, index=False)
+    changes = {(c.id, c.stage): c for c in build_view(copy, conf).changes}
+    small = changes[("fixture_ir_small", "exploratory")]
+    assert (small.before, small.after) == ("within noise", CONTRADICTED)
+    assert "new run, or the checker" in small.reason
+    assert ("fixture_ir_small", "confirmatory") not in changes
+    assert changes[("fixture_ir_below_laplace", "exploratory")].reason == (
+        "the claim's encoding changed")

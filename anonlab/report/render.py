@@ -58,31 +58,95 @@ def _number(value: float) -> str:
 
 
 def summary_rows(view: ReportView) -> list[dict[str, Any]]:
-    """One row per paper and a total: targets run, claims by verdict, contradictions by
-    cause, and the claims of targets not run."""
+    """One row per paper and stage (exploratory, then confirmatory where run) and a total
+    per stage: targets run, claims by verdict, within noise split by what the plan can still
+    do, contradictions by cause, and the claims of targets not run."""
+    stages = ["exploratory", *(["confirmatory"] if view.has_confirmatory else [])]
     rows = []
-    for s in view.papers:
-        rows.append({"paper": s.paper.short, "targets run": f"{s.targets_run}/{s.targets}",
-                     "claims judged": sum(s.counts.values()), **s.counts,
-                     **{f"contradicted: {label}": s.causes[c] for c, label in CAUSES.items()},
-                     "within noise, undecidable as encoded": s.undecidable,
-                     "claims of targets not run": s.claims_not_run,
-                     "sanity checks passed": f"{s.sanity_passed}/{s.sanity}"})
-    total: dict[str, Any] = {"paper": "all", "targets run":
-                             f"{sum(s.targets_run for s in view.papers)}/"
-                             f"{sum(s.targets for s in view.papers)}"}
-    for column in list(rows[0])[2:-1] if rows else []:
-        total[column] = sum(row[column] for row in rows)
-    if rows:
-        total["sanity checks passed"] = (f"{sum(s.sanity_passed for s in view.papers)}/"
-                                         f"{sum(s.sanity for s in view.papers)}")
-    return [*rows, total] if rows else []
+    for stage in stages:
+        mine = []
+        for s in view.papers:
+            tally = s.confirmatory if stage == "confirmatory" else None
+            if stage == "confirmatory" and tally is None:
+                continue
+            counts, causes = (tally.counts, tally.causes) if tally else (s.counts, s.causes)
+            more = tally.needs_more_data if tally else s.needs_more_data
+            undecidable = tally.undecidable if tally else s.undecidable
+            run = tally.targets_run if tally else s.targets_run
+            passed, sanity = ((tally.sanity_passed, tally.sanity) if tally
+                              else (s.sanity_passed, s.sanity))
+            row = {"paper": s.paper.short, "seed": stage, "targets run": f"{run}/{s.targets}",
+                   "claims judged": sum(counts.values())}
+            for status in STATUSES:
+                row[status] = counts[status]
+                if status == WITHIN_NOISE:
+                    row["… needs more data (next look)"] = more
+                    row["… undecidable as encoded"] = undecidable
+            row.update({f"contradicted: {label}": causes[c] for c, label in CAUSES.items()})
+            row["claims of targets not run"] = s.claims_not_run
+            row["sanity checks passed"] = f"{passed}/{sanity}"
+            mine.append(row)
+        if not mine:
+            continue
+        total: dict[str, Any] = {"paper": "all", "seed": stage,
+                                 "targets run": _fraction(mine, "targets run")}
+        for column in list(mine[0])[3:-1]:
+            total[column] = sum(row[column] for row in mine)
+        total["sanity checks passed"] = _fraction(mine, "sanity checks passed")
+        rows += [*mine, total]
+    if view.has_confirmatory:
+        seeds = {"exploratory": "exploratory", "confirmatory":
+                 f"confirmatory ({view.confirmatory_seed})"}
+        for row in rows:
+            row["seed"] = seeds[row["seed"]]
+    else:
+        for row in rows:
+            del row["seed"]
+    return rows
+
+
+def _fraction(rows: Sequence[Mapping[str, Any]], column: str) -> str:
+    """The sum of ``a/b`` cells, as ``a/b``."""
+    parts = [str(row[column]).split("/") for row in rows]
+    return f"{sum(int(a) for a, _ in parts)}/{sum(int(b) for _, b in parts)}"
+
+
+def freeze_line(view: ReportView) -> str:
+    """What was frozen before the confirmatory run, and whether today's claims are it."""
+    if view.frozen_digest is None:
+        return ""
+    same = view.frozen_digest == view.digest
+    changed = sorted({c.result.id for t in view.targets for c in t.claims if c.changed})
+    text = (f"claims frozen as sha256 {view.frozen_digest[:16]}… (conf/preregistration.yaml), "
+            f"confirmatory seed {view.confirmatory_seed}; today's claims "
+            + ("are the frozen ones" if same else f"differ: sha256 {(view.digest or '')[:16]}…"))
+    if changed:
+        text += (f"; encoding changed after the confirmatory run for {len(changed)} claim(s): "
+                 + ", ".join(changed))
+    return text
+
+
+def _look_text(result: ClaimResult) -> str:
+    if result.look is None:
+        return ""
+    text = f" [look {result.look}: {result.look_reps} repetitions]"
+    if result.status == WITHIN_NOISE and result.needs_more_data:
+        text += (f" — needs more data: the plan's next look, {result.next_reps} repetitions "
+                 f"(about {result.reps} would decide it were the observed means and spreads "
+                 "the truth; an estimate, not a promise)")
+    elif result.status == WITHIN_NOISE:
+        text += (" — undecidable as encoded: no look of the plan would decide it at these "
+                 "estimates" + (f" (about {result.reps} repetitions)" if result.reps else
+                                " (exact values on the band's edge, or curves that agree)"))
+    return text
 
 
 def _verdict_line(result: ClaimResult) -> str:
     text = f"ours: {result.ours}"
     if result.sanity:
         text = f"sanity check (true by construction: {result.sanity}, no finding); " + text
+    if result.look is not None:
+        return text + _look_text(result)
     if result.status == WITHIN_NOISE and result.reps:
         text += (f" — needs more data: about {result.reps} repetitions could decide it, "
                  "were the observed means and spreads the truth (an estimate, not a promise)")
@@ -90,6 +154,11 @@ def _verdict_line(result: ClaimResult) -> str:
         text += (" — undecidable as encoded: at these estimates no number of repetitions "
                  "would decide it (exact values on the band's edge, or curves that agree)")
     return text
+
+
+def change_rows(view: ReportView) -> list[dict[str, str]]:
+    return [{"claim": c.id, "seed": c.stage, "before": c.before, "now": c.after,
+             "why": c.reason} for c in view.changes]
 
 
 # --- HTML ------------------------------------------------------------------------------------
@@ -130,10 +199,21 @@ def _claim_html(claim: ClaimView, notes: str) -> str:
            f'<span class="meta">{_e(r.paper)} {_e(r.section)} · {_e(r.kind)}'
            f'{" · " + _e(r.metric) if r.metric else ""}{link}</span>',
            f"<blockquote>“{_e(r.quote)}”</blockquote>",
+           f'<div class="tol">judges: {_e(r.slice)}</div>' if r.slice else "",
            f'<div class="ours">{_e(_verdict_line(r))}</div>']
+    if claim.confirmatory is not None:
+        c = claim.confirmatory
+        out.append(f'<div class="ours">confirmatory seed: <span class="badge {_css(c.status)}">'
+                   f"{_e(c.status)}</span> {_e(_verdict_line(c))}</div>")
+    if claim.changed:
+        out.append('<div class="cause">encoding changed after the confirmatory results '
+                   "existed: the confirmatory verdict is of today's encoding, not the frozen "
+                   "one</div>")
     if claim.cause:
         evidence = f": {_e(claim.cause_text)}" if claim.cause_text else ""
-        out.append(f'<div class="cause">cause: <b>{_e(CAUSES[claim.cause])}</b>{evidence}</div>')
+        command = (f" — evidence: <code>{_e(claim.command)}</code>" if claim.command else "")
+        out.append(f'<div class="cause">cause: <b>{_e(CAUSES[claim.cause])}</b>{evidence}'
+                   f"{command}</div>")
     if len(claim.readings) > 1:
         rows = [{"reading": _e(v.reading.name) + (" (text)" if v.reading.primary else ""),
                  "verdict": (f'<span class="badge {_css(v.result.status)}">'
@@ -172,12 +252,18 @@ def render_html(view: ReportView) -> str:
            "<title>anonlab reproduction report</title>", f"<style>{STYLE}</style>",
            "</head><body>", "<h1>Reproduction report</h1>",
            f'<p class="meta">results: <code>{_e(view.results_dir)}</code> · profile '
-           f"{_e(view.profile)} · verdicts at 95% over the repetitions "
-           f'(<a href="{NOTES_HTML}#report">how claims are judged</a>)</p>',
+           f"{_e(view.profile)} · verdicts by a pre-registered group-sequential plan over "
+           f'the repetitions (<a href="{NOTES_HTML}#report">how claims are judged</a>)</p>',
+           f'<p class="meta">{_e(freeze_line(view))}</p>',
            "<h2>Summary</h2>", _rows_html(summary_rows(view))]
+    if view.changes:
+        out += ["<h3>Verdicts changed since the last report</h3>",
+                _rows_html([{k: _e(v) for k, v in row.items()} for row in change_rows(view)],
+                           ("claim", "why"))]
     if view.contradictions:
         items = [f'<li><a href="#claim-{_e(c.result.id)}">{_e(t.target.title_line)}: '
-                 f"{_e(c.result.id)}</a> — {_e(CAUSES[c.cause])}</li>"
+                 f"{_e(c.result.id)}</a> — {_e(CAUSES[c.cause or 'uninvestigated'])}"
+                 + (f" (<code>{_e(c.command)}</code>)" if c.command else "") + "</li>"
                  for t, c in view.contradictions]
         out += ["<h3>Contradictions and their causes</h3>", "<ul>", *items, "</ul>"]
     out += ["<h2>Figures and tables</h2>", "<ul>"]
@@ -238,10 +324,21 @@ def _claim_md(claim: ClaimView) -> list[str]:
     out = [f"- **{r.status}** `{r.id}` ({r.paper} {r.section}, {r.kind}"
            f"{', ' + r.metric if r.metric else ''}){link}: “{_md(r.quote)}”  ",
            f"  {_md(_verdict_line(r))}"]
+    if r.slice:
+        out[-1] += "  "
+        out.append(f"  judges: {_md(r.slice)}")
+    if claim.confirmatory is not None:
+        out[-1] += "  "
+        out.append(f"  confirmatory seed: **{claim.confirmatory.status}**, "
+                   f"{_md(_verdict_line(claim.confirmatory))}")
+    if claim.changed:
+        out[-1] += "  "
+        out.append("  encoding changed after the confirmatory results existed")
     if claim.cause:
         out[-1] += "  "
         out.append(f"  cause: **{CAUSES[claim.cause]}**"
-                   + (f": {_md(claim.cause_text)}" if claim.cause_text else ""))
+                   + (f": {_md(claim.cause_text)}" if claim.cause_text else "")
+                   + (f" — evidence: `{claim.command}`" if claim.command else ""))
     for v in claim.readings[1:]:
         out[-1] += "  "
         out.append(f"  reading `{v.reading.name}`: "
@@ -255,13 +352,18 @@ def _claim_md(claim: ClaimView) -> list[str]:
 def render_markdown(view: ReportView, figure_path: Callable[[Path], str]) -> str:
     """The Markdown page; ``figure_path`` maps a run's figure to the link the page uses."""
     out = ["# Reproduction report", "",
-           f"Results: `{view.results_dir}` · profile {view.profile} · verdicts at 95% over "
-           f"the repetitions ([how claims are judged]({NOTES_MD}#report))", "",
+           f"Results: `{view.results_dir}` · profile {view.profile} · verdicts by a "
+           f"pre-registered group-sequential plan over the repetitions ([how claims are "
+           f"judged]({NOTES_MD}#report))", "", freeze_line(view), "",
            "## Summary", "", md_table(summary_rows(view))]
+    if view.changes:
+        out += ["", "### Verdicts changed since the last report", "",
+                md_table(change_rows(view))]
     if view.contradictions:
         out += ["### Contradictions and their causes", ""]
-        out += [f"- {t.target.title_line}: `{c.result.id}` — {CAUSES[c.cause]}"
-                for t, c in view.contradictions]
+        out += [f"- {t.target.title_line}: `{c.result.id}` — "
+                f"{CAUSES[c.cause or 'uninvestigated']}"
+                + (f" (`{c.command}`)" if c.command else "") for t, c in view.contradictions]
         out.append("")
     for t in view.targets:
         out += [f"## {t.target.title_line}: {t.target.title}", ""]

@@ -1,7 +1,8 @@
 """The reproduction report folder: ``<results_dir>/report/`` with ``index.html``
 (self-contained, figures embedded), ``index.md`` with the figures it shows copied beside it,
-and the reproduction notes (``notes.html``, ``notes.md``) its claims link to, so the folder
-can be moved or shared whole.
+the reproduction notes (``notes.html``, ``notes.md``) its claims link to, so the folder
+can be moved or shared whole, and ``verdicts.csv``, every claim's verdict per seed, which the
+next report compares with to list the verdicts that changed and why.
 
 ``build_report(results_dir)`` judges every paper run stored under ``results_dir``
 (:mod:`anonlab.report.view`) and writes the pages (:mod:`anonlab.report.render`).
@@ -13,11 +14,12 @@ import shutil
 from pathlib import Path
 
 import markdown
+import pandas as pd
 
 from anonlab.config import CONF_DIR
 from anonlab.io import write_atomic
 from anonlab.report.render import NOTES_HTML, NOTES_MD, STYLE, render_html, render_markdown
-from anonlab.report.view import REPORT_DIR, build_view, load_runs, run_command
+from anonlab.report.view import REPORT_DIR, VERDICTS_FILE, build_view, load_runs, run_command
 
 #: ``docs/reproduction-notes.md``, shipped inside the package (a link in a checkout)
 NOTES = Path(__file__).resolve().parent / "reproduction-notes.md"
@@ -59,4 +61,6 @@ def build_report(results_dir: Path, conf_dir: Path = CONF_DIR) -> Path:
     _write_text(report_dir / NOTES_MD, notes)
     _write_text(report_dir / NOTES_HTML, _notes_html(notes))
     _write_text(report_dir / "index.md", page_md)
+    rows = pd.DataFrame(view.verdict_rows(), columns=["id", "stage", "status", "digest"])
+    write_atomic(report_dir / VERDICTS_FILE, lambda tmp: rows.to_csv(tmp, index=False))
     return _write_text(report_dir / "index.html", page_html)

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from anonlab import catalog
+from anonlab import catalog, preregistration
 from anonlab.config import CONF_DIR, PAPER_PROFILE
+from anonlab.preregistration import CONFIRMATORY, claim_digest
 from anonlab.provenance import CUSTOM, PAPER
 from anonlab.report.claims import (
     CONTRADICTED,
@@ -34,11 +35,20 @@ from anonlab.report.claims import (
     evaluate_claim,
     parse_claim,
 )
+from anonlab.report.claims.model import Claim
+from anonlab.report.claims.stats import sequential, spending
 
 REPORT_DIR = "report"
-# the causes a contradiction is put down to, in the summary's order
-CAUSES = {"stand_in_data": "our stand-in data", "paper_inconsistency": "the paper's own "
-          "inconsistency", "reading": "a reading of the paper", "unexplained": "unexplained"}
+#: the previous report's verdicts, to list what changed (``<results_dir>/report/``)
+VERDICTS_FILE = "verdicts.csv"
+# the causes a contradiction is put down to, in the summary's order: those a claim declares
+# (``known_departure``, with its evidence), a reading that reproduces it, and nothing
+CAUSES = {"stand_in_data": "our stand-in data or method",
+          "paper_inconsistency": "the paper's own inconsistency",
+          "implementation": "a known implementation departure",
+          "reading": "a reading of the paper",
+          "unexplained": "unexplained after investigation",
+          "uninvestigated": "not yet investigated"}
 
 
 @dataclass
@@ -77,6 +87,15 @@ class Run:
     def profile(self) -> str:
         return str(self.config.get("profile") or PAPER_PROFILE)
 
+    @property
+    def stage(self) -> str:
+        return str(self.config.get("stage") or preregistration.EXPLORATORY)
+
+    def claim_digests(self) -> dict[str, str]:
+        """Each claim's digest as the run recorded it (its config's claims)."""
+        return {str(c.get("id")): claim_digest(c) for c in self.config.get("claims") or ()
+                if isinstance(c, Mapping)}
+
     def table(self) -> pd.DataFrame | None:
         path = self.directory / "results.parquet"
         return pd.read_parquet(path) if path.is_file() else None
@@ -112,9 +131,12 @@ class Run:
 
 
 def load_runs(results_dir: Path) -> list[Run]:
-    """Every run stored under ``results_dir`` (``<folder>/run.json``)."""
+    """Every run stored under ``results_dir`` (``<folder>/run.json``), then the confirmatory
+    runs (``confirmatory/<folder>/run.json``)."""
     runs = []
-    for path in sorted(Path(results_dir).glob("*/run.json")):
+    paths = [*sorted(Path(results_dir).glob("*/run.json")),
+             *sorted(Path(results_dir).glob(f"{CONFIRMATORY}/*/run.json"))]
+    for path in paths:
         if path.parent.name != REPORT_DIR:
             runs.append(Run(path.parent, json.loads(path.read_text(encoding="utf-8"))))
     return runs
@@ -122,10 +144,16 @@ def load_runs(results_dir: Path) -> list[Run]:
 
 def judge_claims(raw_claims: Sequence[Any], table: pd.DataFrame | None,
                  default_paper: str | None = None,
-                 tables_dir: Path | None = None) -> list[ClaimResult]:
+                 tables_dir: Path | None = None,
+                 looks: Sequence[int] | None = None,
+                 spent: Sequence[float] | None = None) -> list[ClaimResult]:
     """Each claim judged on its own, so one malformed claim does not hide the others;
-    ``tables_dir`` holds the run's stored tables (``privacy`` claims read the audit's)."""
+    ``tables_dir`` holds the run's stored tables (``privacy`` claims read the audit's).
+    ``looks``: the repetitions of each look of the pre-registered plan for this run's
+    experiment and ``spent`` the share of α of each (:func:`judge_in_looks`); ``None``
+    judges once, at level α, on every repetition."""
     data = ResultsTable(table, tables_dir) if table is not None else None
+    at_reps = _RepsView(table, tables_dir) if table is not None else None
     results = []
     for i, raw in enumerate(raw_claims):
         try:
@@ -138,14 +166,58 @@ def judge_claims(raw_claims: Sequence[Any], table: pd.DataFrame | None,
                                        str(raw.get("kind") or "?"), NOT_CHECKABLE,
                                        f"invalid claim: {error}", target=raw.get("target")))
             continue
-        if data is None:
+        if data is None or at_reps is None:
             results.append(ClaimResult.of(claim, NOT_CHECKABLE, "no results table"))
             continue
         try:
-            results.append(evaluate_claim(claim, data))
+            results.append(evaluate_claim(claim, data) if looks is None or spent is None
+                           else judge_in_looks(claim, at_reps, looks, spent))
         except (ClaimError, KeyError, TypeError, ValueError) as error:
             results.append(ClaimResult.of(claim, NOT_CHECKABLE, f"could not be checked: {error}"))
     return results
+
+
+class _RepsView:
+    """A run's table judged on its first ``n`` repetitions (one :class:`ResultsTable` per
+    ``n``, shared by the claims)."""
+
+    def __init__(self, table: pd.DataFrame, tables_dir: Path | None) -> None:
+        self.table, self.tables_dir = table, tables_dir
+        self.available = int(table["rep"].max()) + 1 if "rep" in table and len(table) else 1
+        self._cache: dict[int, ResultsTable] = {}
+
+    def first(self, n: int) -> ResultsTable:
+        n = min(n, self.available)
+        if n not in self._cache:
+            rows = self.table if n >= self.available else self.table[self.table["rep"] < n]
+            self._cache[n] = ResultsTable(rows, self.tables_dir)
+        return self._cache[n]
+
+
+def judge_in_looks(claim: Claim, data: _RepsView, looks: Sequence[int],
+                   spent: Sequence[float]) -> ClaimResult:
+    """A claim judged by the pre-registered group-sequential plan
+    (:func:`~anonlab.report.claims.stats.sequential`): the first look that decides it is
+    final; a claim still within noise at the run's last look says whether the plan's next
+    look could decide it (the repetitions estimated at that look's level, no more than the
+    plan's last look), and how many repetitions that would take."""
+    look = sequential(lambda n: evaluate_claim(claim, data.first(n)), lambda r: r.status,
+                      looks, spent, data.available)
+    result, judged = look.result, min(looks[look.index], data.available)
+    next_reps = None
+    if result.status == WITHIN_NOISE and look.next_reps is not None:
+        with spending(spent[look.index + 1]):
+            estimate = evaluate_claim(claim, data.first(judged)).reps
+        if estimate is not None and estimate <= looks[-1]:
+            next_reps = look.next_reps
+        result = replace(result, reps=estimate)
+    return replace(result, look=look.index + 1, look_reps=judged, next_reps=next_reps)
+
+
+def plan_reps(entry: catalog.ExperimentEntry, profile: str, plan: preregistration.Plan
+              ) -> tuple[int, ...]:
+    """The repetitions of each look of ``plan`` for ``entry`` under ``profile``."""
+    return plan.reps(entry.reps.get(profile, entry.reps.get(PAPER_PROFILE, 2)))
 
 
 # --- the view model --------------------------------------------------------------------------
@@ -161,13 +233,19 @@ class ReadingVerdict:
 
 @dataclass
 class ClaimView:
-    """One claim: its verdict under the primary reading, under every other, and for a
-    contradiction its cause (a key of :data:`CAUSES`) with the evidence."""
+    """One claim: its verdict under the primary reading, under every other, on the
+    confirmatory run, and for a contradiction its cause (a key of :data:`CAUSES`) with the
+    evidence and the command that shows it."""
 
     result: ClaimResult
     readings: list[ReadingVerdict]
     cause: str | None = None
     cause_text: str | None = None
+    command: str | None = None
+    confirmatory: ClaimResult | None = None
+    #: the claim's encoding differs from the one its confirmatory run recorded
+    changed: bool = False
+    digest: str = ""  # of the claim's encoding (anonlab.preregistration.claim_digest)
 
 
 @dataclass
@@ -180,6 +258,7 @@ class TargetView:
     command: str
     reading_counts: list[tuple[catalog.Reading, dict[str, int]]] = field(default_factory=list)
     guarantees: list[dict[str, str]] = field(default_factory=list)  # guarantee_rows
+    confirmatory_run: Run | None = None
 
     @property
     def best_reading(self) -> str | None:
@@ -195,6 +274,19 @@ class TargetView:
 
 
 @dataclass
+class Tally:
+    """One paper's verdicts on one stage's runs (sanity checks left out)."""
+
+    counts: dict[str, int]
+    causes: dict[str, int]
+    needs_more_data: int  # within noise, and the plan's next look could decide it
+    undecidable: int  # within noise, and no look of the plan could
+    targets_run: int = 0
+    sanity_passed: int = 0
+    sanity: int = 0
+
+
+@dataclass
 class PaperSummary:
     paper: catalog.Paper
     targets_run: int
@@ -204,7 +296,20 @@ class PaperSummary:
     claims_not_run: int
     sanity_passed: int = 0  # sanity checks (true by construction) that hold
     sanity: int = 0
-    undecidable: int = 0  # within noise with no count of repetitions that would decide it
+    undecidable: int = 0  # within noise, and no look of the plan could decide it
+    needs_more_data: int = 0
+    confirmatory: Tally | None = None  # the same on the confirmatory runs
+
+
+@dataclass
+class VerdictChange:
+    """A claim whose verdict differs from the previous report's, and why."""
+
+    id: str
+    stage: str
+    before: str
+    after: str
+    reason: str
 
 
 @dataclass
@@ -215,11 +320,32 @@ class ReportView:
     targets: list[TargetView]
     custom: list[Run]
     others: list[tuple[Run, list[ClaimResult]]]
+    frozen_digest: str | None = None  # the pre-registration's
+    digest: str | None = None  # today's claims
+    confirmatory_seed: int | None = None
+    changes: list[VerdictChange] = field(default_factory=list)
 
     @property
     def contradictions(self) -> list[tuple[TargetView, ClaimView]]:
         return [(t, c) for t in self.targets for c in t.claims
-                if c.result.status == CONTRADICTED]
+                if c.result.status == CONTRADICTED or (
+                    c.confirmatory is not None and c.confirmatory.status == CONTRADICTED)]
+
+    @property
+    def has_confirmatory(self) -> bool:
+        return any(t.confirmatory_run is not None for t in self.targets)
+
+    def verdict_rows(self) -> list[dict[str, str]]:
+        """Every paper claim's verdicts, for the next report to compare with."""
+        rows = []
+        for t in self.targets:
+            for c in t.claims:
+                rows.append({"id": c.result.id, "stage": "exploratory",
+                             "status": c.result.status, "digest": c.digest})
+                if c.confirmatory is not None:
+                    rows.append({"id": c.result.id, "stage": CONFIRMATORY,
+                                 "status": c.confirmatory.status, "digest": c.digest})
+        return rows
 
 
 def run_command(experiment: str, results_dir: Path, profile: str,
@@ -288,17 +414,20 @@ def _counts(results: Sequence[ClaimResult | None]) -> dict[str, int]:
             for s in STATUSES}
 
 
-def _cause(view: ClaimView) -> tuple[str | None, str | None]:
-    if view.result.status != CONTRADICTED or view.result.sanity:
-        return None, None
+def _cause(view: ClaimView) -> tuple[str | None, str | None, str | None]:
+    """The cause of a contradiction (on either run), its evidence and its command."""
+    contradicted = [r for r in (view.result, view.confirmatory)
+                    if r is not None and r.status == CONTRADICTED and not r.sanity]
+    if not contradicted:
+        return None, None, None
     for verdict in view.readings[1:]:
         if verdict.result is not None and verdict.result.status == REPRODUCED:
             return "reading", (f"reproduced under the reading '{verdict.reading.name}': "
-                               f"{verdict.reading.text}")
+                               f"{verdict.reading.text}"), None
     departure = view.result.known_departure
     if departure:
-        return departure["cause"], departure["evidence"]
-    return "unexplained", None
+        return departure["cause"], departure["evidence"], departure.get("command")
+    return "uninvestigated", None, None
 
 
 def _key(reading: catalog.Reading | None) -> str | None:
@@ -308,8 +437,9 @@ def _key(reading: catalog.Reading | None) -> str | None:
 
 def _target_view(target: catalog.Target, entry: catalog.ExperimentEntry,
                  runs: Mapping[str | None, Run], results_dir: Path, profile: str,
-                 judged: dict[str, list[ClaimResult]],
-                 guarantees: Mapping[str, list[dict[str, str]]]) -> TargetView:
+                 judged: Mapping[Path, list[ClaimResult]],
+                 guarantees: Mapping[Path, list[dict[str, str]]],
+                 confirmatory: Run | None) -> TargetView:
     readings = [entry.primary, *entry.alternatives] if entry.readings else [None]
     ids = {t.id for t in entry.targets}
 
@@ -318,8 +448,10 @@ def _target_view(target: catalog.Target, entry: catalog.ExperimentEntry,
         return named == target.id or (named not in ids and target == entry.targets[0])
 
     own = [i for i, raw in enumerate(entry.claims) if belongs(raw)]
-    by_reading = {_key(r): judged[runs[_key(r)].folder] if _key(r) in runs else None
+    by_reading = {_key(r): judged[runs[_key(r)].directory] if _key(r) in runs else None
                   for r in readings}
+    confirmed = judged[confirmatory.directory] if confirmatory is not None else None
+    recorded = confirmatory.claim_digests() if confirmatory is not None else {}
     claims = []
     for i in own:
         verdicts = [ReadingVerdict(r, by_reading[_key(r)][i] if by_reading[_key(r)] else None)
@@ -331,8 +463,11 @@ def _target_view(target: catalog.Target, entry: catalog.ExperimentEntry,
             except ClaimError as error:
                 first = ClaimResult(f"#{i + 1}", entry.paper, "", "", "?", NOT_CHECKABLE,
                                     f"invalid claim: {error}")
-        view = ClaimView(first, verdicts)
-        view.cause, view.cause_text = _cause(view)
+        view = ClaimView(first, verdicts, confirmatory=confirmed[i] if confirmed else None)
+        if isinstance(entry.claims[i], Mapping):
+            view.digest = claim_digest(entry.claims[i])
+            view.changed = confirmatory is not None and recorded.get(first.id) != view.digest
+        view.cause, view.cause_text, view.command = _cause(view)
         claims.append(view)
     counts = [(r, _counts([c.readings[position].result for c in claims]))
               for position, r in enumerate(readings)
@@ -340,18 +475,57 @@ def _target_view(target: catalog.Target, entry: catalog.ExperimentEntry,
     return TargetView(target, entry, runs.get(None), claims,
                       {k: v for k, v in runs.items() if k is not None},
                       run_command(entry.name, results_dir, profile), counts,
-                      guarantees.get(runs[None].folder, []) if None in runs else [])
+                      guarantees.get(runs[None].directory, []) if None in runs else [],
+                      confirmatory)
+
+
+def _tally(views: Sequence[ClaimView], confirmatory: bool, targets_run: int = 0) -> Tally:
+    results = [v.confirmatory if confirmatory else v.result for v in views]
+    sanity = [r for r in results if r is not None and r.sanity]
+    causes = {cause: sum(v.cause == cause and r is not None and r.status == CONTRADICTED
+                         and not r.sanity for v, r in zip(views, results, strict=True))
+              for cause in CAUSES}
+    within = [r for r in results if r is not None and r.status == WITHIN_NOISE and not r.sanity]
+    more = sum(r.needs_more_data for r in within)
+    return Tally(_counts(results), causes, more, len(within) - more, targets_run,
+                 sum(r.status == REPRODUCED for r in sanity), len(sanity))
+
+
+def _changes(results_dir: Path, view: ReportView) -> list[VerdictChange]:
+    """The verdicts that differ from the previous report's (``report/verdicts.csv``), each
+    with its reason: the claim's encoding changed, or else the run or the checker did."""
+    path = results_dir / REPORT_DIR / VERDICTS_FILE
+    if not path.is_file():
+        return []
+    before = pd.read_csv(path, dtype=str).fillna("")
+    old = {(r.id, r.stage): r for r in before.itertuples(index=False)}
+    changes = []
+    for row in view.verdict_rows():
+        previous = old.get((row["id"], row["stage"]))
+        if previous is None or previous.status == row["status"]:
+            continue
+        reason = ("the claim's encoding changed" if previous.digest != row["digest"]
+                  else "a new run, or the checker's rules, changed")
+        changes.append(VerdictChange(row["id"], row["stage"], previous.status, row["status"],
+                                     reason))
+    current = {(r["id"], r["stage"]) for r in view.verdict_rows()}
+    changes += [VerdictChange(k[0], k[1], old[k].status, "removed", "the claim was withdrawn or "
+                              "renamed") for k in old if k not in current]
+    return changes
 
 
 def build_view(results_dir: Path, conf_dir: Path = CONF_DIR) -> ReportView:
-    """Judge every paper run under ``results_dir`` and lay out the report's content."""
+    """Judge every paper run under ``results_dir`` (the confirmatory runs under
+    ``confirmatory/``) and lay out the report's content."""
     results_dir = Path(results_dir)
     runs = load_runs(results_dir)
     entries = {e.name: e for e in catalog.experiments(conf_dir)}
+    prereg = preregistration.load(conf_dir)
     paper_runs: dict[str, dict[str | None, Run]] = {}
+    confirmatory: dict[str, Run] = {}
     custom, others = [], []
-    judged: dict[str, list[ClaimResult]] = {}
-    guarantees: dict[str, list[dict[str, str]]] = {}
+    judged: dict[Path, list[ClaimResult]] = {}
+    guarantees: dict[Path, list[dict[str, str]]] = {}
     for run in runs:
         entry = entries.get(run.experiment)
         if run.provenance != PAPER:
@@ -363,29 +537,44 @@ def build_view(results_dir: Path, conf_dir: Path = CONF_DIR) -> ReportView:
             primary = entry.primary
             key = (None if run.reading is None or (primary and run.reading == primary.name)
                    else run.reading)
-            paper_runs.setdefault(run.experiment, {})[key] = run
+            if run.stage == CONFIRMATORY:
+                if key is not None:
+                    continue  # the confirmatory verdicts are the primary reading's
+                confirmatory[run.experiment] = run
+            else:
+                paper_runs.setdefault(run.experiment, {})[key] = run
             table = run.table()
-            judged[run.folder] = judge_claims(entry.claims, table, entry.paper,
-                                              run.directory / "tables")
-            guarantees[run.folder] = guarantee_rows(table)
+            judged[run.directory] = judge_claims(
+                entry.claims, table, entry.paper, run.directory / "tables",
+                plan_reps(entry, run.profile, prereg.plan), prereg.plan.spent)
+            guarantees[run.directory] = guarantee_rows(table)
     profiles = [r.profile for r in runs]
     profile = (max(set(profiles), key=profiles.count) if profiles
                else results_dir.name if results_dir.name != "results" else PAPER_PROFILE)
     targets = [_target_view(t, entries[t.experiment], paper_runs.get(t.experiment, {}),
-                            results_dir, profile, judged, guarantees)
+                            results_dir, profile, judged, guarantees,
+                            confirmatory.get(t.experiment))
                for t in catalog.targets(conf_dir)]
     summaries = []
     for paper in catalog.papers(conf_dir):
         mine = [t for t in targets if t.target.paper == paper.short]
         ran = [t for t in mine if t.run is not None]
-        results = [c.result for t in ran for c in t.claims]
-        causes = {cause: sum(c.cause == cause for t in ran for c in t.claims)
-                  for cause in CAUSES}
+        views = [c for t in ran for c in t.claims]
+        results = [c.result for c in views]
         sanity = [r for r in results if r.sanity]
-        summaries.append(PaperSummary(paper, len(ran), len(mine), _counts(results), causes,
+        explored = _tally(views, confirmatory=False)
+        confirmed_targets = [t for t in mine if t.confirmatory_run is not None]
+        confirmed = [c for t in confirmed_targets for c in t.claims]
+        summaries.append(PaperSummary(paper, len(ran), len(mine), explored.counts,
+                                      explored.causes,
                                       sum(len(t.claims) for t in mine if t.run is None),
                                       sum(r.status == REPRODUCED for r in sanity),
-                                      len(sanity),
-                                      sum(r.status == WITHIN_NOISE and not r.reps
-                                          and not r.sanity for r in results)))
-    return ReportView(results_dir, profile, summaries, targets, custom, others)
+                                      len(sanity), explored.undecidable,
+                                      explored.needs_more_data,
+                                      _tally(confirmed, True, len(confirmed_targets))
+                                      if confirmed_targets else None))
+    view = ReportView(results_dir, profile, summaries, targets, custom, others,
+                      prereg.claims_sha256, preregistration.claims_digest(conf_dir),
+                      prereg.confirmatory_seed)
+    view.changes = _changes(results_dir, view)
+    return view

@@ -22,8 +22,9 @@ Table 1 has it).
 
 Each verdict is ``reproduced``, ``contradicted``, ``within noise`` (with the repetitions
 that would decide it) or ``not checkable``, by the rule of :mod:`.stats`. A claim may
-declare a ``known_departure`` (``cause``: stand_in_data or paper_inconsistency, with its
-``evidence``), which the report shows beside a contradiction, and ``sanity``: why the
+declare a ``known_departure`` (``cause``: one of
+:data:`~anonlab.report.claims.model.DEPARTURE_CAUSES`, its ``evidence`` and the ``command``
+that shows it), which the report shows beside a contradiction, and ``sanity``: why the
 statement holds by construction of the implementation (e.g. two methods that are one at
 m = 1); the report lists such checks apart and counts them as no finding about the paper.
 """
@@ -82,14 +83,19 @@ def _departure(c: Checker) -> dict[str, str] | None:
     raw = c.raw.get("known_departure")
     if raw is None:
         return None
-    if not isinstance(raw, Mapping) or set(raw) != {"cause", "evidence"}:
-        raise c.error("known_departure", f"must be {{cause, evidence}}, got {raw!r}")
+    if not isinstance(raw, Mapping) or not {"cause", "evidence"} <= set(raw) <= {
+            "cause", "evidence", "command"}:
+        raise c.error("known_departure", f"must be {{cause, evidence[, command]}}, got {raw!r}")
     if raw["cause"] not in DEPARTURE_CAUSES:
         raise c.error("known_departure.cause",
                       f"must be one of {list(DEPARTURE_CAUSES)}, got {raw['cause']!r}")
     if not isinstance(raw["evidence"], str) or not raw["evidence"].strip():
         raise c.error("known_departure.evidence", "must be a non-empty string")
-    return {"cause": str(raw["cause"]), "evidence": str(raw["evidence"])}
+    command = raw.get("command")
+    if command is not None and (not isinstance(command, str) or not command.strip()):
+        raise c.error("known_departure.command", "must be the command that shows the evidence")
+    return {"cause": str(raw["cause"]), "evidence": str(raw["evidence"]),
+            **({"command": command} if command else {})}
 
 
 def parse_claim(raw: Mapping[str, Any], position: int = 0) -> Claim:

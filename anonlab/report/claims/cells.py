@@ -33,6 +33,7 @@ from anonlab.report.claims.stats import (
     WITHIN_NOISE,
     Judgement,
     Quantity,
+    confidence,
     judge,
     tally,
 )
@@ -121,7 +122,7 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     if status == WITHIN_NOISE and result.held + n_absent >= result.need and n_absent:
         status = NOT_CHECKABLE  # what is missing is cells not run, not repetitions
     text = (f"{result.held}/{len(frame)} cells {tolerance}"
-            + (" at 95%" if p["match"] is None else "")
+            + (f" at {confidence()}" if p["match"] is None else "")
             + f", {result.opposite} outside" + (f", {n_absent} not run" if n_absent else ""))
     misses = np.flatnonzero(~result.holds_at & ~absent)
     if len(misses):

@@ -28,7 +28,7 @@ from anonlab.report.claims.data import (
     side,
 )
 from anonlab.report.claims.model import Checker, Claim, examples, fmt, need_of, symbol
-from anonlab.report.claims.stats import combine, judge, locate
+from anonlab.report.claims.stats import combine, confidence, judge, locate
 
 FIELDS = {"method", "baseline", "x", "expected", "tolerance", "mode", "by"}
 
@@ -101,7 +101,7 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
         label = group_label(group)
         parts.append(f"{label}: {found}" if label else found)
     status = combine(verdicts, need_of(claim, len(verdicts)))
-    text = (f"{p['method'].label} over {p['baseline'].label}, 95% simultaneous: "
+    text = (f"{p['method'].label} over {p['baseline'].label}, {confidence()} simultaneous: "
             + examples(parts, 4)
             + (f" (paper: {symbol(x)} > {fmt(expected)}"
                + (f", crossing by {fmt(expected + tol)})" if p["by"] else f" ± {fmt(tol)})")))

@@ -19,9 +19,11 @@ COMMON_FIELDS = {"id", "paper", "section", "quote", "kind", "metric", "by_attrib
 # fields that state a tolerance: a claim using one must say why (``tolerance_note``)
 TOLERANCE_FIELDS = ("tolerance", "factor", "rel_tol", "within", "min", "max", "abs",
                     "min_count")
-# causes of a contradiction a claim may declare; a reading that reproduces the claim, or
-# nothing ("unexplained"), is found by the report
-DEPARTURE_CAUSES = ("stand_in_data", "paper_inconsistency")
+# causes of a contradiction a claim may declare, each with its evidence (``unexplained``:
+# after an investigation, whose evidence says what was ruled out); a declared reading that
+# reproduces the claim is found by the report, and a claim with none is "not investigated"
+DEPARTURE_CAUSES = ("stand_in_data", "paper_inconsistency", "implementation", "reading",
+                    "unexplained")
 _ID = re.compile(r"^[a-z0-9_]+$")
 
 
@@ -78,6 +80,10 @@ class Claim:
     def selections(self) -> list[Selection]:
         """Every selection the claim reads."""
         found = [v for v in self.params.values() if isinstance(v, Selection)]
+        for value in self.params.values():  # a list of selections (growth's ``others``)
+            if isinstance(value, tuple) and value and all(isinstance(v, Selection)
+                                                          for v in value):
+                found += list(value)
         for tier in self.params.get("tiers", ()):
             found += list(tier)
         return found
@@ -233,16 +239,39 @@ class ClaimResult:
     reps: int | None = None
     metric: str | None = None
     sanity: str | None = None
+    #: the grid points the claim reads: its selections and filters
+    slice: str | None = None
+    #: the group-sequential look that gave the verdict (1-based), the repetitions it
+    #: judged, and for a claim within noise the next look's repetitions (``None``: no look
+    #: left, or none that the estimates say could decide it)
+    look: int | None = None
+    look_reps: int | None = None
+    next_reps: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return dict(vars(self))
+
+    @property
+    def needs_more_data(self) -> bool:
+        """Within noise, and the plan's next look could decide it."""
+        return self.status == "within noise" and self.next_reps is not None
 
     @classmethod
     def of(cls, claim: Claim, status: str, ours: str, reps: int | None = None
            ) -> ClaimResult:
         return cls(claim.id, claim.paper, claim.section, claim.quote, claim.kind, status, ours,
                    claim.notes, claim.target, claim.tolerance_note, claim.known_departure,
-                   reps, claim.metric, claim.sanity)
+                   reps, claim.metric, claim.sanity, slice_text(claim))
+
+
+def slice_text(claim: Claim) -> str:
+    """The grid points a claim reads, in words: its selections (with their fixed axes and
+    ranges) and its ``where`` filters."""
+    parts = list(dict.fromkeys(s.label for s in claim.selections()))
+    text = "; ".join(parts) if parts else "the run's stored tables"
+    metric = f"{claim.metric}{' per attribute' if claim.by_attribute else ''}: " if (
+        claim.metric) else ""
+    return metric + text + (f" where {where_text(claim.where)}" if claim.where else "")
 
 
 class NotCheckable(Exception):

@@ -25,7 +25,7 @@ from anonlab.report.claims.model import (
     need_of,
     need_text,
 )
-from anonlab.report.claims.stats import Quantity, critical, judge, tally, welch_df
+from anonlab.report.claims.stats import Quantity, confidence, critical, judge, tally, welch_df
 
 FIELDS = {"numerator", "denominator", "over", "numerator_aggregate", "denominator_aggregate",
           "within", "min", "max"}
@@ -120,7 +120,8 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     else:
         failing = [part for part, good in zip(parts, result.holds_at, strict=True)
                    if not good]
-        text = (f"{result.held}/{result.n} ratios {bounds} at 95%, {result.opposite} outside; "
+        text = (f"{result.held}/{result.n} ratios {bounds} at {confidence()}, "
+                f"{result.opposite} outside; "
                 + examples(failing or parts, 3))
         bounds += f"; {need_text(claim)}"
     if picked > 1:

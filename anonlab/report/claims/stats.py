@@ -24,6 +24,11 @@ The multiple-comparison rule (level α = 5 %, two-sided intervals):
 * otherwise it is **within noise**, and :func:`reps_to_decide` says how many repetitions
   would decide it if the observed means and spreads were the truth.
 
+A claim left within noise is not topped up at will: the pre-registered group-sequential
+plan (:mod:`anonlab.preregistration`) fixes the looks (e.g. 10, 20 and 40 repetitions) and
+the share of α each spends (:func:`spending`, :func:`sequential`); a verdict at one look is
+final, and the false verdicts over all looks stay within α (Bonferroni across the looks).
+
 A point whose standard error is zero (a deterministic method and metric) is compared
 exactly; one with an unknown error (a randomised method run once) is never decided.
 """
@@ -31,7 +36,9 @@ exactly; one with an unknown error (a randomised method run once) is never decid
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -44,15 +51,37 @@ WITHIN_NOISE = "within noise"
 NOT_CHECKABLE = "not checkable"
 STATUSES = (REPRODUCED, CONTRADICTED, WITHIN_NOISE, NOT_CHECKABLE)
 MAX_REPS = 100_000  # beyond this, "more repetitions" is no answer: the curves agree
+_LEVEL: ContextVar[float] = ContextVar("level", default=ALPHA)
+
+
+@contextmanager
+def spending(share: float) -> Iterator[None]:
+    """Judge at level ``share`` · α inside the block (a look of a group-sequential plan)."""
+    token = _LEVEL.set(ALPHA * share)
+    try:
+        yield
+    finally:
+        _LEVEL.reset(token)
+
+
+def level() -> float:
+    """The two-sided level α the verdicts are judged at here (α · the look's share)."""
+    return _LEVEL.get()
+
+
+def confidence() -> str:
+    """The confidence of one interval at the current level, e.g. ``95%`` or ``96%``."""
+    return f"{100 * (1 - level()):.3g}%"
 
 
 def critical(df: np.ndarray | float, tests: int = 1) -> np.ndarray:
-    """Two-sided Student-t critical value at level α / ``tests`` (normal for df = ∞)."""
+    """Two-sided Student-t critical value at level α / ``tests`` (normal for df = ∞), α
+    the current look's (:func:`spending`)."""
     from scipy import special  # here: 0.15 s to import, not needed to build a run
 
     # stdtrit and ndtri are what scipy.stats' t and norm ppf call
     df = np.asarray(df, dtype=float)
-    q = 1 - ALPHA / (2 * max(int(tests), 1))
+    q = 1 - _LEVEL.get() / (2 * max(int(tests), 1))
     out = np.full(df.shape, special.ndtri(q))
     finite = np.isfinite(df) & (df > 0)
     out[finite] = special.stdtrit(df[finite], q)
@@ -243,14 +272,49 @@ def _reps(j: Judgement, holds: np.ndarray, opposite: np.ndarray, need: int) -> i
     return int(math.ceil(best)) if best <= MAX_REPS else None
 
 
+@dataclass(frozen=True)
+class Look:
+    """The verdict a group-sequential plan reached: at look ``index`` (0-based) of
+    ``len(reps)``, each look judging the first ``reps[j]`` repetitions."""
+
+    index: int
+    reps: tuple[int, ...]
+    result: object
+
+    @property
+    def next_reps(self) -> int | None:
+        """The repetitions of the next look, ``None`` after the last."""
+        return self.reps[self.index + 1] if self.index + 1 < len(self.reps) else None
+
+
+def sequential(judge_at: Callable[[int], object], status: Callable[[object], str],
+               reps: Sequence[int], spent: Sequence[float], available: int) -> Look:
+    """Walk the plan's looks: ``judge_at(n)`` judges the first ``n`` repetitions (called
+    inside :func:`spending` at the look's share); the first look that decides (anything but
+    within noise) is final. Looks beyond the ``available`` repetitions are not taken; a run
+    with fewer repetitions than the first look is judged once, at the first look's level."""
+    reps = tuple(int(n) for n in reps)
+    taken = [j for j, n in enumerate(reps) if n <= available] or [0]
+    for j in taken:
+        with spending(spent[j]):
+            result = judge_at(min(reps[j], available))
+        if status(result) != WITHIN_NOISE or j == taken[-1]:
+            return Look(j, reps, result)
+    raise AssertionError("unreachable")
+
+
 def levels_text(result: Tally) -> str:
     """The levels a tally judged at, for the report: ``holding at 95%, opposite at 1 −
     α/N`` in words, e.g. ``holding at α/6, opposite at α/15``."""
-    def level(tests: int) -> str:
-        return "95%" if tests == 1 else f"1 − α/{tests}"
+    alpha = level()
 
-    return (f"holding judged at {level(result.n - result.need + 1)}, opposite at "
-            f"{level(result.need)}")
+    def level_(tests: int) -> str:
+        if alpha == ALPHA:
+            return "95%" if tests == 1 else f"1 − α/{tests}"
+        return f"1 − {alpha:.3g}" + (f"/{tests}" if tests > 1 else "")
+
+    return (f"holding judged at {level_(result.n - result.need + 1)}, opposite at "
+            f"{level_(result.need)}")
 
 
 def combine(verdicts: list[str], need: int) -> str:
