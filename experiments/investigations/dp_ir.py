@@ -1,0 +1,473 @@
+"""Investigations of dp_ir claims (see :mod:`experiments.investigations`).
+
+DP-IR (Sánchez et al., Information Fusion 2016) and DP-UNI (PSD 2014). Each function runs a
+reduced grid of the claim's experiment with the library (single-threaded, the master seed
+of the paper profile, 20161101, unless it says otherwise) or computes from the paper's own
+formulas and Table 1 (transcribed in :mod:`experiments.dp_ir`), and returns a table and its
+conclusion.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from anonlab.catalog import experiments
+from anonlab.config import compose_config
+from anonlab.report.claims import evaluate_claim, parse_claim
+from anonlab.report.claims.stats import Quantity, judge, tally
+from anonlab.runner.experiment import build_experiment, run_grid
+from experiments.dp_ir import EPSILONS, KS, PAPER_TABLE_1, compare
+from experiments.investigations import investigation
+
+#: the master seed of every run here (the paper profile's)
+SEED = 20161101
+#: DP-IR §4.1: Census has n = 1,080 records; Table 1 protects m = 8 attributes
+CENSUS_N, TABLE1_M = 1080, 8
+#: how far a Table 1 row's two bounds may cross before it counts as inconsistent: each
+#: printed cell is one mean of 10 noisy runs, so saturated cells scatter by a few percent
+SLACK = 1.5
+
+
+def _run(experiment: str, overrides: Sequence[str]) -> tuple[pd.DataFrame, object]:
+    """The results table of ``experiment`` with ``overrides`` (one core, no figures, nothing
+    written) and its built experiment."""
+    config = compose_config(f"+experiment={experiment}", "n_jobs=1", "figures=[]",
+                            "tables=[]", f"seed={SEED}", *overrides)
+    built = build_experiment(config)
+    return run_grid(built, progress=False), built
+
+
+def _claim(claim_id: str) -> dict:
+    """The raw claim ``claim_id`` from the experiment configs."""
+    for entry in experiments():
+        for raw in entry.claims or ():
+            if raw["id"] == claim_id:
+                return dict(raw)
+    raise KeyError(claim_id)
+
+
+def _means(table: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """Mean over repetitions of the overall (not per-attribute) rows, per ``by``."""
+    rows = table[table["attribute"].isna()]
+    return rows.groupby(list(by))["value"].mean().unstack("method")
+
+
+def _elapsed(start: float) -> str:
+    return f"(runtime {time.perf_counter() - start:.0f} s)"
+
+
+# --------------------------------------------------------------------------------------
+# DP-IR Figure 1, RE at ε = 10 against IR alone
+# --------------------------------------------------------------------------------------
+
+
+@investigation("dp_ir_fig1_re_near_ir_large_k")
+def fig1_re_near_ir() -> str:
+    """RE of IR + Laplace over IR alone at ε = 10, k ≥ 50, per m, beside the noise scale
+    m/(k·ε) in units of Δ (the sanity bound of RE is Δ/100)."""
+    start = time.perf_counter()
+    ks = [50, 60, 70, 80, 90, 100]
+    table, _ = _run("census_ir", [f"grid.k={ks}", "grid.epsilon=[10.0]", "grid.m=[1,8,13]",
+                                  "reps=3", "metrics=[re]", "methods=[ir,ir_laplace]"])
+    means = _means(table, ["m", "k", "method"])
+    per_m = means.groupby(level="m").mean()
+    per_m["ratio (claim <= 1.5)"] = per_m["ir_laplace"] / per_m["ir"]
+    per_m["noise scale / Δ (mean over k)"] = [np.mean([m / (k * 10.0) for k in ks])
+                                              for m in per_m.index]
+    per_m["scale / sanity bound Δ/100"] = per_m["noise scale / Δ (mean over k)"] * 100
+    return (f"Census, ε = 10, k ∈ {ks}, 3 repetitions, seed {SEED} {_elapsed(start)}; "
+            "mean RE over k:\n\n" + per_m.to_string(float_format="%.4g") + "\n\n"
+            "Cause: reading. The ratio is 1.0 for m = 1 and grows with m (2.4 for m = 8, 3.2 "
+            "for m = 13 on this grid; 2.2 and 3.2 on the full run) because DP-IR's own "
+            "budget split gives each attribute the scale "
+            "m·Δ/(k·ε): at m = 13 the mean |noise| is 1.3 to 2.6 sanity bounds, as large "
+            "as IR's own error, so the RE cannot come down to IR's. The paper's next "
+            "sentence restricts the statement: 'This is especially noticeable when only one "
+            "attribute is protected … with a single attribute, we do not need to apply "
+            "sequential composition (that would require more noise to be added)'. Read as "
+            "a statement about the single-attribute curve (the one the paragraph goes on to "
+            "describe), our RE is within ×1.5 of IR's; for m = 8 and 13 the paper itself "
+            "says more noise is added.")
+
+
+# --------------------------------------------------------------------------------------
+# DP-IR Figure 1, JSD crossovers at ε = 10 for m = 8 and m = 13
+# --------------------------------------------------------------------------------------
+
+
+def _first_above_for_good(curve: pd.Series, baseline: float) -> float:
+    """The first k from which ``curve`` stays above ``baseline`` (NaN if never)."""
+    above = (curve > baseline).to_numpy()
+    if not above[-1]:
+        return float("nan")
+    last_below = np.flatnonzero(~above)
+    return float(curve.index[last_below[-1] + 1] if len(last_below) else curve.index[0])
+
+
+@investigation("dp_ir_fig1_jsd_crossover_m8", "dp_ir_fig1_jsd_crossover_m13")
+def fig1_jsd_crossovers() -> str:
+    """First k from which IR + Laplace's JSD stays above plain Laplace's (ε = 10), per m,
+    with the JSD bins over the domain (the text) and over the data's range (the reading);
+    then the claims judged on both runs."""
+    start = time.perf_counter()
+    ks = list(range(30, 101, 2))
+    base = [f"grid.k={ks}", "grid.epsilon=[10.0]", "grid.m=[8,13]", "reps=10",
+            "metrics=[jsd]", "methods=[laplace,ir,ir_laplace]"]
+    rows, verdicts = [], []
+    for bins, extra in (("domain (text)", []), ("data range", ["+options.jsd.bins=data_range"])):
+        table, _ = _run("census_ir", base + extra)
+        means = _means(table, ["m", "k", "method"])
+        lap = table[(table["method"] == "laplace") & table["attribute"].isna()]
+        for m in (8, 13):
+            curve = means.loc[m, "ir_laplace"].dropna()
+            laplace = float(lap[lap["m"] == m]["value"].mean())
+            rows.append({"bins": bins, "m": m, "plain Laplace JSD": laplace,
+                         "IR+L JSD k=46": curve.loc[46], "IR+L JSD k=100": curve.loc[100],
+                         "IR alone k=100": means.loc[m, "ir"].loc[100],
+                         "above for good from k": _first_above_for_good(curve, laplace)})
+        for claim_id in ("dp_ir_fig1_jsd_crossover_m8", "dp_ir_fig1_jsd_crossover_m13"):
+            result = evaluate_claim(parse_claim(_claim(claim_id)), table)
+            verdicts.append(f"- {bins}: {claim_id}: {result.status}: {result.ours}")
+    scales = pd.DataFrame({"m": [8, 13], "IR+L scale/Δ at k=46": [8 / 460, 13 / 460],
+                           "k where it equals m=8's scale at k=46": [46, 46 * 13 / 8]})
+    return (f"Census, ε = 10, k = 30..100 step 2, 10 repetitions (the paper's), seed {SEED} "
+            f"{_elapsed(start)}:\n\n"
+            + pd.DataFrame(rows).to_string(index=False, float_format="%.4g") + "\n\n"
+            + "\n".join(verdicts) + "\n\nNoise scale m/(k·ε) per attribute (DP-IR §4.2):\n\n"
+            + scales.to_string(index=False, float_format="%.4g") + "\n\n"
+            "m = 8, cause: reading. With the bins over the domain [0, 1.5·max] (the text's "
+            "'1/100th of the attribute domain') the crossing is near k = 78; with the same 100 "
+            "bins over the data's [min, max] it is near the paper's k > 45 and the claim is "
+            "no longer contradicted (within noise at these repetitions and on the full run). "
+            "m = 13, cause: unexplained. Under both bin readings the m = 13 crossing is far "
+            "later than 45 (data range: about 80; domain: not before k = 100). Ruled out: the "
+            "bins (both readings tried); the choice of attributes (m = 13 protects all of "
+            "Census, so no attribute choice of ours enters); rounding (integer rounding is "
+            "far below a bin's width). The paper's own mechanism predicts a later crossing "
+            "for m = 13 than for m = 8: 'this is clearer when the number of attributes is "
+            "small, because so is the noise', and m = 13 has the noise of m = 8 only at "
+            "k = 13/8 times larger. Our crossings order as m = 1 < 8 < 13, as that sentence "
+            "says, but a single 'k > 45 (for multiple attributes)' for m = 13 is not "
+            "reproduced and we cannot show why.")
+
+
+# --------------------------------------------------------------------------------------
+# DP-IR Figure 2, RE at ε = 10 from k = 100 to k = 200 (Adult)
+# --------------------------------------------------------------------------------------
+
+
+@investigation("dp_ir_fig2_re_nearly_constant_large_k")
+def fig2_re_nearly_constant() -> str:
+    """RE per attribute of IR and IR + noise at ε = 10, k = 100 and 200 on Adult, beside
+    DP-IR's noise scale m·Δ/(k·ε) of the numerical attributes."""
+    start = time.perf_counter()
+    table, built = _run("adult_ir", ["grid.k=[100,200]", "grid.epsilon=[10.0]", "reps=3",
+                                     "metrics=[re]", "metrics_by_attribute=[re]",
+                                     "methods=[ir,ir_laplace]"])
+    rows = table.assign(attribute=table["attribute"].fillna("all (the claim)"))
+    means = rows.groupby(["attribute", "method", "k"])["value"].mean().unstack(
+        ["method", "k"])
+    out = pd.DataFrame({
+        "IR k=100": means[("ir", 100)], "IR k=200": means[("ir", 200)],
+        "IR+noise k=100": means[("ir_laplace", 100)],
+        "IR+noise k=200": means[("ir_laplace", 200)]})
+    out["IR+noise 200/100 (claim: within ×1.5)"] = out["IR+noise k=200"] / out["IR+noise k=100"]
+    dataset = built.datasets[0]
+    m = len(dataset.protected_attributes)
+    scale = {a.name: m * a.width / (100 * 10.0) for a in dataset.protected_attributes
+             if not a.categorical}
+    numeric = means.loc[list(scale)].mean()
+    out.loc["age and hours only"] = [numeric[("ir", 100)], numeric[("ir", 200)],
+                                     numeric[("ir_laplace", 100)],
+                                     numeric[("ir_laplace", 200)],
+                                     numeric[("ir_laplace", 200)] / numeric[("ir_laplace", 100)]]
+    out["numeric: noise scale m·Δ/(kε) at k=100"] = pd.Series(scale)
+    return (f"Adult (m = 4), ε = 10, 3 repetitions, seed {SEED} {_elapsed(start)}:\n\n"
+            + out.to_string(float_format="%.4g") + "\n\n"
+            "Cause: paper_inconsistency. By DP-IR's own scale m·Δ/(k·ε) the Laplace noise of "
+            "AGE and HOURS-PER-WEEK at k = 100 is about 0.5 years/hours per record, several "
+            "times IR's own error (IR's RE is 5 to 10 times below IR + noise), so the RE is "
+            "noise-dominated and halves with the scale from k = 100 to k = 200: the two "
+            "numerical attributes alone give 0.55 (AGE 0.42, HOURS 0.66), outside ×1.5. "
+            "'Nearly constant' needs IR's error to dominate, which the paper's formula "
+            "excludes on Adult (the paper's own data, 30,162 records); the paper itself "
+            "says Adult's RE stays "
+            "further from IR's 'because of the need to discretize'. The categorical "
+            "attributes fall further (NATIVE-COUNTRY ×0.25) because their exponential "
+            "mechanism uses our path-length sensitivity of the quality function, which the "
+            "paper does not state (docs/reproduction-notes.md, 'Categorical attributes'); "
+            "that only deepens a decline the numerical attributes already show.")
+
+
+# --------------------------------------------------------------------------------------
+# DP-IR Figure 3, [17] below IR + Laplace for k > 83 at ε = 0.1 and 1 (m = 13)
+# --------------------------------------------------------------------------------------
+
+
+@investigation("dp_ir_fig3_prior_below_small_eps_re_m13",
+               "dp_ir_fig3_prior_below_small_eps_jsd_m13")
+def fig3_prior_below_small_eps() -> str:
+    """DP-IR's two noise scales for m = 13, k ≥ 84, and the RE of both methods (and of
+    their microaggregations alone) at ε = 0.1 and 1."""
+    start = time.perf_counter()
+    ks = list(range(84, 101))
+    ratio = [(CENSUS_N / k) / 13 for k in ks]
+    formula = pd.DataFrame({
+        "k": [84, 92, 100, "mean 84..100"],
+        "[17] scale / ours = n/(k·m)": [CENSUS_N / (84 * 13), CENSUS_N / (92 * 13),
+                                       CENSUS_N / (100 * 13), np.mean(ratio)],
+        "ours/Δ at ε=0.1": [13 / (84 * 0.1), 13 / (92 * 0.1), 13 / (100 * 0.1),
+                            np.mean([13 / (k * 0.1) for k in ks])],
+        "ours/Δ at ε=1": [13 / 84, 13 / 92, 13 / 100, np.mean([13 / k for k in ks])]})
+    table, _ = _run("census_ir_vs_mdav", ["grid.k=[84,88,92,96,100]", "grid.epsilon=[0.1,1.0]",
+                                          "grid.m=[13]", "reps=10", "metrics=[re]",
+                                          "methods=[ir,imdav,ir_laplace,imdav_laplace]"])
+    noisy = table[table["epsilon"].notna()]
+    means = _means(noisy, ["epsilon", "method"])
+    means["ours / [17] (claim >= 1)"] = means["ir_laplace"] / means["imdav_laplace"]
+    alone = _means(table[table["epsilon"].isna()], ["k", "method"]).mean()
+    means["IR alone"], means["IMDAV alone"] = alone["ir"], alone["imdav"]
+    return ("DP-IR's scales (§4.4), Census n = 1,080, m = 13:\n\n"
+            + formula.to_string(index=False, float_format="%.3g") + "\n\n"
+            f"RE, mean over k ∈ {{84, 88, 92, 96, 100}}, 10 repetitions, seed {SEED} "
+            f"{_elapsed(start)}:\n\n" + means.to_string(float_format="%.4g") + "\n\n"
+            "Cause: paper_inconsistency. The paper's own scales leave [17] at most 17 % less "
+            "noise than IR + Laplace over k = 84..100 (9 % on average, none at k = 84). At "
+            "ε = 0.1 both scales exceed the domain width (1.3-1.5 Δ ours), so with the "
+            "clipping to the domain that DP-IR §4.1 prescribes both releases pile at the "
+            "domain's ends and their RE is the same (ratio 1.00). At ε = 1 a mean 9 % noise "
+            "edge is smaller than the extra error of multivariate microaggregation, which "
+            "the paper itself calls 'substantial … for large m' (IMDAV alone has several "
+            "times IR's RE here), so [17] stays behind in RE (ratio about 0.9). A "
+            "'noticeable reduction of information loss' by [17] at ε = 0.1 and 1 does not "
+            "follow from the paper's formula and clipping (nor a 10 % one in JSD, the same "
+            "noise edge acting on the histograms); the size of the ε = 1 gap depends "
+            "on our insensitive-MDAV order (a stand-in for [17]'s, docs/reproduction-notes.md "
+            "#insensitive-microaggregation).")
+
+
+# --------------------------------------------------------------------------------------
+# DP-IR Figure 4, IR + noise below insensitive MDAV alone on Adult
+# --------------------------------------------------------------------------------------
+
+
+@investigation("dp_ir_fig4_beats_imdav_re", "dp_ir_fig4_beats_imdav_jsd")
+def fig4_beats_imdav() -> str:
+    """Where IR + noise (ε = 1, 10) passes below IMDAV alone on Adult, with our IMDAV and
+    with two variants of the stand-in: its centroids rounded like noisy values, and an
+    equally insensitive lexicographic domain order (AGE, then HOURS, …) in place of the
+    distance to the domain's corner."""
+    import anonlab.methods.multivariate as multivariate
+
+    start = time.perf_counter()
+    ks = [20, 30, 40, 60, 80, 100, 120, 150, 200]
+    overrides = [f"grid.k={ks}", "grid.epsilon=[1.0,10.0]", "reps=2"]
+    table, _ = _run("adult_ir_vs_mdav", overrides + ["methods=[imdav,ir_laplace]"])
+    lap = table[(table["method"] == "ir_laplace") & table["attribute"].isna()]
+    lap = lap.groupby(["metric", "epsilon", "k"])["value"].mean()
+    original_post, original_order = multivariate.postprocess, multivariate.domain_order
+
+    def rounded(dataset: object, values: np.ndarray, noisy: bool) -> np.ndarray:
+        return original_post(dataset, values, noisy=True)
+
+    def lexicographic(values: np.ndarray, low: np.ndarray, width: np.ndarray) -> np.ndarray:
+        return np.lexsort(((np.asarray(values, dtype=float) - low) / width).T[::-1])
+
+    variants = {"ours (corner distance)": table}
+    for name, patches in (("centroids rounded", [("postprocess", rounded)]),
+                          ("lexicographic order", [("domain_order", lexicographic)]),
+                          ("both", [("postprocess", rounded),
+                                    ("domain_order", lexicographic)])):
+        for patch in patches:
+            setattr(multivariate, *patch)
+        try:
+            variants[name], _ = _run("adult_ir_vs_mdav", overrides + ["methods=[imdav]"])
+        finally:
+            multivariate.postprocess = original_post
+            multivariate.domain_order = original_order
+    rows = []
+    for name, frame in variants.items():
+        alone = frame[(frame["method"] == "imdav") & frame["attribute"].isna()]
+        alone = alone.groupby(["metric", "k"])["value"].mean()
+        for metric in ("re", "jsd"):
+            row = {"IMDAV alone": name, "metric": metric,
+                   "at k=100": alone.loc[(metric, 100)]}
+            for epsilon in (1.0, 10.0):
+                below = [k for k in ks if lap.loc[(metric, epsilon, k)] < alone.loc[(metric, k)]]
+                stays = [k for k in below if all(j in below for j in ks if j >= k)]
+                row[f"IR+noise ε={epsilon:g} below from k"] = stays[0] if stays else "never"
+            rows.append(row)
+    levels = pd.DataFrame({f"IR+noise ε={e:g} at k=100": [lap.loc[("re", e, 100)],
+                                                          lap.loc[("jsd", e, 100)]]
+                           for e in (1.0, 10.0)}, index=["re", "jsd"])
+    return (f"Adult (m = 4), k ∈ {ks}, 2 repetitions, seed {SEED} {_elapsed(start)}:\n\n"
+            + pd.DataFrame(rows).to_string(index=False, float_format="%.4g") + "\n\n"
+            + levels.to_string(float_format="%.4g") + "\n\n"
+            "Cause: stand_in_data. The crossing is where IR + noise, falling with k as its "
+            "scale m·Δ/(k·ε), meets IMDAV alone, nearly flat in k, so it moves with IMDAV's "
+            "level. Our IMDAV is a stand-in for [17]'s insensitive MDAV, whose total order is "
+            "in a paper we do not have (docs/reproduction-notes.md"
+            "#insensitive-microaggregation), released with unrounded centroids "
+            "(#adult-rounding-jsd). Changing either moves the crossing: rounding IMDAV's "
+            "centroids halves its JSD (AGE and HOURS otherwise each land in bins of their "
+            "own; JSD crossing at ε = 10 from k = 30 to 80), the lexicographic order, "
+            "equally insensitive, lowers its RE by 38 % (RE crossing from 40 to 60), and "
+            "both together put the ε = 10 JSD crossing at k = 100, the paper's value (RE: "
+            "60). At ε = 1 IR + noise stays above every variant in RE. So the crossing is set "
+            "by the stand-in's order and rounding, which we cannot check against [17]; a "
+            "better insensitive order than ours would move the RE crossing further.")
+
+
+# --------------------------------------------------------------------------------------
+# DP-IR Table 1: the A3 row against the paper's own noise scales
+# --------------------------------------------------------------------------------------
+
+
+def _clipped_variance(scale: float, grid: int = 4001) -> float:
+    """min over x ∈ [0, 1] of Var(clip(x + Laplace(scale), 0, 1)), in units of Δ²."""
+    y = np.linspace(0.0, 1.0, grid)
+    dy = y[1] - y[0]
+    best = np.inf
+    for x in np.linspace(0.0, 1.0, 201):
+        p0, p1 = 0.5 * np.exp(-x / scale), 0.5 * np.exp(-(1 - x) / scale)
+        density = np.exp(-np.abs(y - x) / scale) / (2 * scale)
+        inner = np.trapezoid(density, dx=dy)
+        mass = p0 + p1 + inner
+        mean = (p1 + np.trapezoid(y * density, dx=dy)) / mass
+        second = (p1 + np.trapezoid(y * y * density, dx=dy)) / mass
+        best = min(best, second - mean**2)
+    return float(best)
+
+
+def _noise_scale(method: str, k: int, epsilon: float) -> float:
+    """DP-IR's Laplace scale in units of Δ: m/(k·ε) for IR (§3.3), (n/k)/(k·ε) for [17]
+    (§2.4, §4.4)."""
+    return TABLE1_M / (k * epsilon) if method == "IR" else (CENSUS_N / k) / (k * epsilon)
+
+
+def table1_row_bounds() -> pd.DataFrame:
+    """Per attribute row of DP-IR Table 1, the range of R = Δ²/σ² (domain width over the
+    attribute's variance) its cells allow under the paper's own noise scales.
+
+    Every released value lies in the domain, so σ'² ≤ Δ²/4 and a cell D > 1 needs
+    R ≥ 4(D + 1). In expectation σ'² ≤ σ² + 2b² (centroids do not add variance; clipping
+    and shared cluster draws do not add either), so D ≤ 2 + 2(b/Δ)²R. And σ'² ≥
+    (1 − (2k − 1)/n)·v(b)·Δ², v(b) the least variance of a clipped Laplace(b) draw, so
+    R ≤ (1 + D)/((1 − (2k − 1)/n)·v(b)).
+    """
+    variance = {}
+    rows = []
+    for attribute, by_k in PAPER_TABLE_1.items():
+        lows, highs = [], []
+        for k, cells in zip(KS, by_k, strict=True):
+            for j, value in enumerate(cells):
+                method, epsilon = ("IR", "MV")[j % 2], EPSILONS[j // 2]
+                b = _noise_scale(method, k, epsilon)
+                cell = f"ε={epsilon:g} k={k} {method} ({value:g})"
+                if value > 1:
+                    lows.append((4 * (value + 1), cell))
+                lows.append(((value - 2) / (2 * b * b), cell))
+                if b not in variance:
+                    variance[b] = _clipped_variance(b)
+                v = (1 - (2 * k - 1) / CENSUS_N) * variance[b]
+                highs.append(((1 + value) / v, cell))
+        low, high = max(lows), min(highs)
+        rows.append({"row": attribute, "R at least": low[0], "because of": low[1],
+                     "R at most": high[0], "because of ": high[1],
+                     "at least / at most": low[0] / high[0],
+                     "consistent (≤ ×1.5)": low[0] <= SLACK * high[0]})
+    return pd.DataFrame(rows)
+
+
+@investigation("dp_ir_table1_cells_eps01", "dp_ir_table1_cells_eps1",
+               "dp_ir_table1_cells_eps10")
+def table1_cells() -> str:
+    """The paper's Table 1 rows checked against the paper's own noise scales, then our
+    cells outside ×2 of the paper's (a run of census_variance, 10 repetitions)."""
+    start = time.perf_counter()
+    bounds = table1_row_bounds()
+    table, _ = _run("census_variance", ["reps=10"])
+    judged = []
+    for claim_id in ("dp_ir_table1_cells_eps01", "dp_ir_table1_cells_eps1",
+                     "dp_ir_table1_cells_eps10"):
+        result = evaluate_claim(parse_claim(_claim(claim_id)), table)
+        judged.append(f"- {claim_id}: {result.status}: {result.ours}")
+    cells = compare(table)
+    outside = []
+    for epsilon in EPSILONS:  # as anonlab.report.claims.cells judges them
+        frame = cells[cells["epsilon"] == epsilon].reset_index(drop=True)
+        q = Quantity.of(frame["ours"].to_numpy(), frame["ours_se"].to_numpy(),
+                        frame["ours_n"].to_numpy() - 1, frame["ours_n"].to_numpy())
+        paper, half = frame["paper"].to_numpy(), frame["paper_rounding"].to_numpy()
+        band = judge(q, np.minimum(paper / 2, paper - half),
+                     np.maximum(paper * 2, paper + half), closed=True)
+        opposite = tally(band, len(frame)).opposite_at
+        outside.append(frame[opposite][["epsilon", "attribute", "k", "method", "paper",
+                                        "ours", "ours_se"]])
+    per_row = pd.concat(outside)
+    a3 = cells[cells["attribute"] == "A3"].pivot_table(
+        index="k", columns=["epsilon", "method"], values=["paper", "ours"])
+    return ("R = Δ²/σ² allowed by each row of the paper's Table 1 under its own scales "
+            "(m = 8, n = 1,080; no data used):\n\n"
+            + bounds.to_string(index=False, float_format="%.4g") + "\n\n"
+            f"Our run (census_variance, 10 repetitions, seed {SEED}) {_elapsed(start)}:\n"
+            + "\n".join(judged) + "\n\nThe cells outside ×2 with confidence (Bonferroni over "
+            "each ε's 64 cells, as the claims judge them):\n\n"
+            + per_row.to_string(index=False, float_format="%.3g") + "\n\nRow A3, paper and "
+            "ours:\n\n" + a3.to_string(float_format="%.3g") + "\n\n"
+            "Cause: paper_inconsistency. Every cell outside the ×2 band with confidence is in "
+            "row A3, and row A3 cannot come from one attribute under the paper's own noise "
+            "scales: its saturated ε = 0.1 cells (≈ 25) need Δ²/σ² ≥ 104, while its ε = 10, "
+            "k = 2, IR cell (0.47) allows at most about 20 (a clipped Laplace draw of scale "
+            "0.4·Δ keeps a variance of at least v(0.4)·Δ²), and its ε = 1 and ε = 10 MV "
+            "cells at k = 50 and 100 (22.6, 22.3, 8.10, 6.84) need Δ²/σ² in the hundreds to "
+            "tens of thousands, since [17]'s scale there is only 0.01-0.4·Δ: its bounds "
+            "cross by a factor of about 1,100. The other seven rows' bounds meet within "
+            "×1.03-1.11, the scatter of their saturated cells over 10 runs. Our A3 "
+            "(EMCONTRB, the third Census attribute in file order) follows the paper's "
+            "formulas; no Census attribute reproduces the printed "
+            "row (docs/reproduction-notes.md#dp-ir-table-1-a3). The paper's A4, k = 50, "
+            "ε = 10, IR cell printed 0.00 is a near miss, not a cell outside with confidence.")
+
+
+# --------------------------------------------------------------------------------------
+# DP-UNI Figure 1, SSE at ε = 10 against IR alone
+# --------------------------------------------------------------------------------------
+
+
+@investigation("dp_uni_fig1_eps10_near_ir_large_k")
+def uni_fig1_near_ir() -> str:
+    """SSE/m of IR and IR + Laplace at ε = 10, k ≥ 50, beside what DP-UNI's own scale
+    predicts: SSE_IR + n·mean_i(2·b_i²), b_i = m·Δ(A_i)/(k·ε), plus integer rounding."""
+    start = time.perf_counter()
+    ks = [50, 60, 70, 80, 90, 100]
+    table, built = _run("adult_uni_sse", [f"grid.k={ks}", "grid.epsilon=[10.0]", "reps=3",
+                                          "methods=[ir,ir_laplace]"])
+    means = _means(table, ["k", "method"])
+    dataset = built.datasets[0]
+    m, n = len(dataset.protected_attributes), dataset.n
+    widths = [a.width for a in dataset.protected_attributes]
+    noise = pd.Series({k: n * np.mean([2 * (m * w / (k * 10.0)) ** 2 for w in widths])
+                       for k in ks})
+    means["predicted SSE/m (formula)"] = means["ir"] + noise + n / 12
+    means["noise term n·mean(2b²)"] = noise
+    means["ratio IR+L / IR (claim <= 1.5)"] = means["ir_laplace"] / means["ir"]
+    means.loc["mean k>=50"] = means.mean()
+    overall = means.loc["mean k>=50"]  # the claim's ratio is of the means over k
+    means.loc["mean k>=50", "ratio IR+L / IR (claim <= 1.5)"] = (overall["ir_laplace"]
+                                                                 / overall["ir"])
+    return (f"Adult AGE + HOURS-PER-WEEK (m = 2, n = {n}, Δ = {widths}), ε = 10, 3 "
+            f"repetitions, seed {SEED} {_elapsed(start)}:\n\n"
+            + means.to_string(float_format="%.4g") + "\n\n"
+            "Cause: paper_inconsistency. DP-UNI's own scale Δ(A_i)/(k·(ε/m)) adds, per record "
+            "and attribute, a noise variance 2b² of about 0.64 (k = 50) to 0.16 (k = 100) in "
+            "squared years/hours, plus about 1/12 for the rounding the paper prescribes; "
+            "over 30,162 records that is 1.0e4 on average over k = 50..100, three times IR's "
+            "own SSE/m (3.4e3), so SSE_IR+L ≈ SSE_IR + n·2b² is predicted at 4.7 times "
+            "SSE_IR and measured at 4.5 (clipping removes a little). 'Almost as "
+            "low as the SSE achieved by the individual ranking alone' does not follow from "
+            "the paper's formula on its own data set (the same 30,162 records).")
