@@ -129,8 +129,12 @@ def freeze_line(view: ReportView) -> str:
 def _look_text(result: ClaimResult) -> str:
     if result.look is None:
         return ""
-    text = f" [look {result.look}: {result.look_reps} repetitions]"
-    if result.status == WITHIN_NOISE and result.needs_more_data:
+    reps = result.look_reps
+    text = f" [look {result.look}: {reps} repetition{'' if reps == 1 else 's'}]"
+    if result.status == WITHIN_NOISE and result.needs_more_data and result.reps is None:
+        text += (f" — needs more data: the plan's next look, {result.next_reps} repetitions, "
+                 "may decide it (this kind gives no estimate of how many would)")
+    elif result.status == WITHIN_NOISE and result.needs_more_data:
         text += (f" — needs more data: the plan's next look, {result.next_reps} repetitions "
                  f"(about {result.reps} would decide it were the observed means and spreads "
                  "the truth; an estimate, not a promise)")
@@ -154,6 +158,11 @@ def _verdict_line(result: ClaimResult) -> str:
         text += (" — undecidable as encoded: at these estimates no number of repetitions "
                  "would decide it (exact values on the band's edge, or curves that agree)")
     return text
+
+
+def _tolerance(result: ClaimResult) -> str:
+    return result.tolerance_note or ("none: the relation as stated, at every point it "
+                                     "judges")
 
 
 def change_rows(view: ReportView) -> list[dict[str, str]]:
@@ -221,8 +230,7 @@ def _claim_html(claim: ClaimView, notes: str) -> str:
                  "ours": f'<span class="ours">{_e(v.result.ours)}</span>' if v.result else ""}
                 for v in claim.readings]
         out.append(_rows_html(rows, ("reading", "ours")))
-    if r.tolerance_note:
-        out.append(f'<div class="tol">tolerance: {_e(r.tolerance_note)}</div>')
+    out.append(f'<div class="tol">tolerance: {_e(_tolerance(r))}</div>')
     return "".join(out) + "</div>"
 
 
@@ -343,9 +351,8 @@ def _claim_md(claim: ClaimView) -> list[str]:
         out[-1] += "  "
         out.append(f"  reading `{v.reading.name}`: "
                    + (f"**{v.result.status}**, {_md(v.result.ours)}" if v.result else "not run"))
-    if r.tolerance_note:
-        out[-1] += "  "
-        out.append(f"  tolerance: {_md(r.tolerance_note)}")
+    out[-1] += "  "
+    out.append(f"  tolerance: {_md(_tolerance(r))}")
     return out
 
 

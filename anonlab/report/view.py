@@ -25,6 +25,7 @@ from anonlab.preregistration import CONFIRMATORY, claim_digest
 from anonlab.provenance import CUSTOM, PAPER
 from anonlab.report.claims import (
     CONTRADICTED,
+    KINDS,
     NOT_CHECKABLE,
     REPRODUCED,
     STATUSES,
@@ -206,11 +207,14 @@ def judge_in_looks(claim: Claim, data: _RepsView, looks: Sequence[int],
     result, judged = look.result, min(looks[look.index], data.available)
     next_reps = None
     if result.status == WITHIN_NOISE and look.next_reps is not None:
-        with spending(spent[look.index + 1]):
-            estimate = evaluate_claim(claim, data.first(judged)).reps
-        if estimate is not None and estimate <= looks[-1]:
-            next_reps = look.next_reps
-        result = replace(result, reps=estimate)
+        if not getattr(KINDS[claim.kind], "ESTIMATES", True):
+            next_reps = look.next_reps  # no estimate: the next look may decide it
+        else:
+            with spending(spent[look.index + 1]):
+                estimate = evaluate_claim(claim, data.first(judged)).reps
+            if estimate is not None and estimate <= looks[-1]:
+                next_reps = look.next_reps
+            result = replace(result, reps=estimate)
     return replace(result, look=look.index + 1, look_reps=judged, next_reps=next_reps)
 
 

@@ -30,6 +30,9 @@ from anonlab.report.claims.data import (
 from anonlab.report.claims.model import Checker, Claim, examples, fmt, need_of, symbol
 from anonlab.report.claims.stats import combine, confidence, judge, locate
 
+#: this kind locates an interval and gives no estimate of the repetitions that would
+#: decide it (the report then says only that the plan's next look may)
+ESTIMATES = False
 FIELDS = {"method", "baseline", "x", "expected", "tolerance", "mode", "by"}
 
 

@@ -107,7 +107,7 @@ def _each_group(claim: Claim, pieces: list) -> tuple[str, str, int | None]:
     curve's share is refuted (a union over G curves: each refutation at level α/G)."""
     p = claim.params
     curves = len(pieces)
-    verdicts, worst = [], []
+    verdicts, worst, reps = [], [], []
     for q_pair, _, _, _, _, label in pieces:
         judged = judge(q_pair, 0.0, np.inf, closed=True)
         need = need_of(claim, len(q_pair))
@@ -117,6 +117,8 @@ def _each_group(claim: Claim, pieces: list) -> tuple[str, str, int | None]:
             status = CONTRADICTED if refuted.status == CONTRADICTED else WITHIN_NOISE
             result = replace(result, status=status, opposite=refuted.opposite)
         verdicts.append(result.status)
+        if result.status == WITHIN_NOISE:
+            reps.append(result.reps)
         if result.status != REPRODUCED:
             worst.append(f"{label or 'the curve'}: {result.held}/{result.n} in order, "
                          f"{result.opposite} against ({result.status})")
@@ -126,4 +128,7 @@ def _each_group(claim: Claim, pieces: list) -> tuple[str, str, int | None]:
             f"pairs by the partial-conjunction test, a refutation at α/{curves})")
     if worst:
         text += f"; {examples(worst, 2)}"
-    return status, text + f" ({need_text(claim)}, on each curve)", None
+    # every curve left within noise must be decided: the slowest curve's estimate
+    estimate = max(reps) if reps and all(r is not None for r in reps) else None
+    return (status, text + f" ({need_text(claim)}, on each curve)",
+            estimate if status == WITHIN_NOISE else None)
