@@ -37,7 +37,7 @@ def private_centroid_codes(taxonomy: Taxonomy, codes: np.ndarray, labels: np.nda
     """One exponential-mechanism centroid per cluster over every concept of τ(A), quality
     −m(S, c) (DP-IR Algorithm 2, Eq. 6)."""
     margin, _ = cluster_marginality(taxonomy, codes, labels, int(labels.max()) + 1)
-    return ExponentialMechanism(epsilon, sensitivity).select(-margin, rng)
+    return _select(-margin, epsilon, sensitivity, rng)
 
 
 def private_record_codes(taxonomy: Taxonomy, codes: np.ndarray, epsilon: float,
@@ -45,4 +45,15 @@ def private_record_codes(taxonomy: Taxonomy, codes: np.ndarray, epsilon: float,
     """Plain exponential mechanism per record: concept c with probability ∝
     exp(ε·(−δ(x, c))/(2Δ)) over every concept of τ(A) (the categorical counterpart of plain
     Laplace noise, DP-IR §3.3–3.4)."""
-    return ExponentialMechanism(epsilon, sensitivity).select(-taxonomy.distances[codes], rng)
+    return _select(-taxonomy.distances[codes], epsilon, sensitivity, rng)
+
+
+def _select(quality: np.ndarray, epsilon: float, sensitivity: float,
+            rng: np.random.Generator) -> np.ndarray:
+    """The exponential mechanism's choice per row. With Δq = 0 (a taxonomy with one leaf:
+    no neighbour changes any quality) the mechanism's limit, the best candidate, is
+    released without a draw, at no privacy cost."""
+    quality = np.atleast_2d(quality)
+    if sensitivity == 0:
+        return np.argmax(quality, axis=-1)
+    return ExponentialMechanism(epsilon, sensitivity).select(quality, rng)
