@@ -503,9 +503,13 @@ def _changes(results_dir: Path, view: ReportView) -> list[VerdictChange]:
         return []
     before = pd.read_csv(path, dtype=str).fillna("")
     old = {(r.id, r.stage): r for r in before.itertuples(index=False)}
+    stages = {stage for _, stage in old}
     changes = []
     for row in view.verdict_rows():
         previous = old.get((row["id"], row["stage"]))
+        if previous is None and row["stage"] in stages:
+            changes.append(VerdictChange(row["id"], row["stage"], "absent", row["status"],
+                                         "a new claim, or a renamed one"))
         if previous is None or previous.status == row["status"]:
             continue
         reason = ("the claim's encoding changed" if previous.digest != row["digest"]
