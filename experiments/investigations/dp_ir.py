@@ -471,3 +471,219 @@ def uni_fig1_near_ir() -> str:
             "SSE_IR and measured at 4.5 (clipping removes a little). 'Almost as "
             "low as the SSE achieved by the individual ranking alone' does not follow from "
             "the paper's formula on its own data set (the same 30,162 records).")
+
+
+# --------------------------------------------------------------------------------------
+# DP-IR Figure 3, IR + Laplace below IMDAV alone in JSD for k > 30 (m = 13, ε = 10)
+# --------------------------------------------------------------------------------------
+
+#: the seeds of the seed-to-seed checks below: the exploratory and confirmatory master
+#: seeds, then six more
+SEEDS = (20161101, 20261126, 1, 2, 3, 4, 5, 6)
+
+
+def _run_seeded(experiment: str, seed: int, overrides: Sequence[str]) -> pd.DataFrame:
+    """As :func:`_run` with master seed ``seed``; the results table only."""
+    config = compose_config(f"+experiment={experiment}", "n_jobs=1", "figures=[]",
+                            "tables=[]", f"seed={seed}", *overrides)
+    return run_grid(build_experiment(config), progress=False)
+
+
+def _crossing(result_text: str) -> str:
+    """The crossing part of a crossover claim's ``ours`` text."""
+    return result_text.split("simultaneous: ", 1)[-1].split(" (paper", 1)[0]
+
+
+@investigation("dp_ir_fig3_beats_imdav_jsd_m13")
+def fig3_beats_imdav_jsd_m13() -> str:
+    """Census, m = 13, ε = 10, JSD: where IMDAV alone passes above IR + Laplace, per seed,
+    judged as the claim does ('stays above') and as the first crossing from below; the
+    pooled curves (80 repetitions) at the k where IMDAV dips below; and the crossing with
+    two variants of the IMDAV stand-in (rounded centroids, a lexicographic order)."""
+    import anonlab.methods.multivariate as multivariate
+
+    start = time.perf_counter()
+    ks = list(range(20, 101))
+    overrides = [f"grid.k={ks}", "grid.epsilon=[10.0]", "grid.m=[13]", "reps=10",
+                 "metrics=[jsd]"]
+    raw = _claim("dp_ir_fig3_beats_imdav_jsd_m13")
+    stays, first = parse_claim(raw), parse_claim({**raw, "mode": "first"})
+    tables, rows = [], []
+    for seed in SEEDS:
+        table = _run_seeded("census_ir_vs_mdav", seed,
+                            overrides + ["methods=[ir,imdav,ir_laplace]"])
+        tables.append(table)
+        judged_stays, judged_first = evaluate_claim(stays, table), evaluate_claim(first, table)
+        rows.append({"seed": seed, "claim (stays above)": judged_stays.status,
+                     "stays: ours": _crossing(judged_stays.ours),
+                     "first crossing from below": judged_first.status,
+                     "first: ours": _crossing(judged_first.ours)})
+    pooled = pd.concat(tables)
+    judged_stays, judged_first = evaluate_claim(stays, pooled), evaluate_claim(first, pooled)
+    rows.append({"seed": "all 8 pooled (80 reps)", "claim (stays above)": judged_stays.status,
+                 "stays: ours": _crossing(judged_stays.ours),
+                 "first crossing from below": judged_first.status,
+                 "first: ours": _crossing(judged_first.ours)})
+    pooled = pooled[pooled["attribute"].isna()].groupby(["method", "k"])["value"]
+    mean, sem = pooled.mean().unstack("method"), pooled.sem().unstack("method")
+    gap = mean["imdav"] - mean["ir_laplace"]  # IMDAV alone is deterministic
+    z = gap / sem["ir_laplace"]
+    dips = [k for k in ks if k > 30 and z.loc[k] < -3.5]
+    curve = pd.DataFrame({"IR alone": mean["ir"], "IMDAV alone": mean["imdav"],
+                          "IR+L (80 reps)": mean["ir_laplace"],
+                          "IMDAV − IR+L": gap, "z": z}).loc[[20, 25, 28, 29, 30, 31, 35]
+                                                             + dips + [84, 100]]
+    summary = pd.Series({
+        "mean IMDAV − IR+L, k = 31..100": gap.loc[31:].mean(),
+        "mean |IMDAV − IR+L| / IMDAV, k = 31..100": (gap.abs() / mean["imdav"]).loc[31:].mean(),
+        "share of k = 31..100 with IMDAV above": (gap.loc[31:] > 0).mean(),
+        "IR+L scale in bins (100·m/(k·ε)) at k = 30, 100": f"{130 / 30:.2f}, {130 / 100:.2f}"})
+    original_post, original_order = multivariate.postprocess, multivariate.domain_order
+
+    def rounded(dataset: object, values: np.ndarray, noisy: bool) -> np.ndarray:
+        return original_post(dataset, values, noisy=True)
+
+    def lexicographic(values: np.ndarray, low: np.ndarray, width: np.ndarray) -> np.ndarray:
+        return np.lexsort(((np.asarray(values, dtype=float) - low) / width).T[::-1])
+
+    noisy = tables[0][tables[0]["method"] == "ir_laplace"]
+    variants = [{"IMDAV alone": "ours (corner distance)", "JSD k=30": mean["imdav"].loc[30],
+                 "JSD k=100": mean["imdav"].loc[100], "claim": rows[0]["claim (stays above)"],
+                 "ours": rows[0]["stays: ours"]}]
+    for name, patches in (("centroids rounded", [("postprocess", rounded)]),
+                          ("lexicographic order", [("domain_order", lexicographic)]),
+                          ("both", [("postprocess", rounded),
+                                    ("domain_order", lexicographic)])):
+        for patch in patches:
+            setattr(multivariate, *patch)
+        try:
+            alone = _run_seeded("census_ir_vs_mdav", SEEDS[0], overrides + ["methods=[imdav]"])
+        finally:
+            multivariate.postprocess = original_post
+            multivariate.domain_order = original_order
+        judged = evaluate_claim(stays, pd.concat([alone, noisy]))
+        level = alone[alone["attribute"].isna()].groupby("k")["value"].mean()
+        variants.append({"IMDAV alone": name, "JSD k=30": level.loc[30],
+                         "JSD k=100": level.loc[100], "claim": judged.status,
+                         "ours": _crossing(judged.ours)})
+    return (f"Census, m = 13, ε = 10, JSD (bins over the domain), k = 20..100, 10 "
+            f"repetitions per seed {_elapsed(start)}. Per seed, the claim as encoded "
+            "('stays above', ±5 around k = 30) and the first crossing from below:\n\n"
+            + pd.DataFrame(rows).to_string(index=False) + "\n\n"
+            "The 8 seeds pooled (80 repetitions of IR + Laplace; IMDAV and IR alone are "
+            f"deterministic), at k ≤ 35, at the k > 30 where IMDAV is below with z < −3.5 "
+            f"({dips}), and at 84 and 100:\n\n"
+            + curve.to_string(float_format="%.4g") + "\n\n"
+            + summary.to_string() + "\n\n"
+            f"Variants of the IMDAV stand-in (seed {SEEDS[0]}, monkeypatched and restored):\n\n"
+            + pd.DataFrame(variants).to_string(index=False, float_format="%.4g") + "\n\n"
+            "Cause: reading. From k = 30 on the two curves nearly coincide: IMDAV alone "
+            "is on average 0.007 (about 2 %) above IR + Laplace, and above it at 79 % of the "
+            "k. But IMDAV's curve is deterministic and jagged in k (groups of k in one fixed "
+            "order; e.g. k = 55: 0.452, k = 56: 0.414). At eight isolated k between 37 and "
+            "83 it is truly below, by up to 0.016 (z down to −12 with 80 repetitions). So "
+            "IMDAV 'stays above' only from k = 84, and the encoding finds a crossing near 84 "
+            "once the repetitions resolve those dips: 10 repetitions resolve some of them on "
+            "6 of 8 seeds (the confirmatory seed among them), 80 pooled give [83, 92]. The "
+            "exploratory seed's 'within noise' was too few repetitions, not agreement. Read "
+            "as where the two curves cross on the figure (the first crossing from below), "
+            "the interval holds k = 30 on every seed and the 80 pooled repetitions put it "
+            "in [27, 30], the paper's 'k > 30'. The crossing also depends on the stand-in. "
+            "Rounding the centroids changes nothing on Census. An equally insensitive "
+            "lexicographic order raises IMDAV's JSD at k = 30 from 0.32 to 0.51, and IMDAV "
+            "is then above from before k = 20. So how jagged IMDAV's curve is, and where it "
+            "crosses, is a property of [17]'s order, which we cannot check "
+            "(docs/reproduction-notes.md#insensitive-microaggregation).")
+
+
+# --------------------------------------------------------------------------------------
+# DP-IR Table 1, variations increasing from k = 50 to 100 at ε = 10 (attributes 2, 4, 5, 8)
+# --------------------------------------------------------------------------------------
+
+#: the claim's attributes (DP-IR's "attributes 2, 4, 5 and 8") and A6 for comparison
+TABLE1_ROWS = ("A2", "A4", "A5", "A6", "A8")
+
+
+def _paper_steps() -> pd.DataFrame:
+    """DP-IR Table 1 at ε = 10: each row's cells at k = 50 and 100 and whether both of its
+    methods rise (ε = 10 is the last pair of columns; k = 50, 100 the last two rows)."""
+    rows = []
+    for attribute, by_k in PAPER_TABLE_1.items():
+        ir50, mv50 = by_k[KS.index(50)][4:6]
+        ir100, mv100 = by_k[KS.index(100)][4:6]
+        rows.append({"row": attribute, "IR k=50": ir50, "IR k=100": ir100,
+                     "MV k=50": mv50, "MV k=100": mv100,
+                     "both rise": ir100 > ir50 and mv100 > mv50,
+                     "listed in §4.4": attribute in ("A2", "A4", "A5", "A8")})
+    return pd.DataFrame(rows)
+
+
+@investigation("dp_ir_table1_increase_at_k100_eps10")
+def table1_increase_at_k100() -> str:
+    """The paper's own ε = 10 cells at k = 50 and 100 (which rows rise), the attribute
+    mapping A1..A8 (saturated ε = 0.1 cells), and our Δσ² from k = 50 to 100 at ε = 10 over
+    10 seeds of 10 repetitions: its expectation (100 pooled), the noise of one 10-run
+    table, and how often a 10-run table shows a rise."""
+    start = time.perf_counter()
+    paper = _paper_steps()
+    saturated = _run_seeded("census_variance", SEED, ["grid.k=[2]", "grid.epsilon=[0.1]",
+                                                      "reps=3", "methods=[ir_laplace]"])
+    cells = compare(saturated)
+    cells = cells[cells["k"] == 2].dropna(subset=["ours"]).set_index("attribute")
+    names = saturated.loc[saturated["attribute"].notna(), "attribute"].unique()
+    mapping = pd.DataFrame({"Census attribute": names, "paper ε=0.1 k=2 IR": cells["paper"],
+                            "ours (3 reps)": cells["ours"]}, index=cells.index)
+    mapping["ours / paper"] = mapping["ours (3 reps)"] / mapping["paper ε=0.1 k=2 IR"]
+    seeds = (*SEEDS, 7, 8)
+    claim = parse_claim(_claim("dp_ir_table1_increase_at_k100_eps10"))
+    steps, verdicts, tables = [], [], []
+    for seed in seeds:
+        table = _run_seeded("census_variance", seed, ["grid.k=[50,100]",
+                                                      "grid.epsilon=[10.0]", "reps=10"])
+        tables.append(table)
+        verdicts.append(evaluate_claim(claim, table).status)
+        wide = compare(table).pivot_table(index=["attribute", "method"], columns="k",
+                                          values="ours")
+        steps.append(wide[100] - wide[50])
+    rises = (pd.concat(steps, axis=1) > 0).sum(axis=1)
+    pooled = compare(pd.concat(tables))  # 100 repetitions per cell
+    pooled = pooled[pooled["epsilon"] == 10.0].pivot_table(
+        index=["attribute", "method"], columns="k", values=["paper", "ours", "ours_se"])
+    ours = pd.DataFrame({
+        "paper 50→100": pooled[("paper", 50)].map("{:.2f}".format) + "→"
+        + pooled[("paper", 100)].map("{:.2f}".format),
+        "paper step": pooled[("paper", 100)] - pooled[("paper", 50)],
+        "ours 50 (100 reps)": pooled[("ours", 50)], "ours 100": pooled[("ours", 100)],
+        "ours step": pooled[("ours", 100)] - pooled[("ours", 50)],
+        "its SE": np.hypot(pooled[("ours_se", 50)], pooled[("ours_se", 100)]),
+        f"10-run tables rising (of {len(seeds)})": rises})
+    ours["SE of a 10-run step"] = ours["its SE"] * np.sqrt(10)
+    ours["paper step / that SE"] = ours["paper step"] / ours["SE of a 10-run step"]
+    ours = ours.loc[list(TABLE1_ROWS)]
+    counts = pd.Series(verdicts).value_counts().to_dict()
+    return ("DP-IR Table 1 at ε = 10, k = 50 → 100 (the paper's own numbers):\n\n"
+            + paper.to_string(index=False, float_format="%.2f") + "\n\n"
+            f"Mapping A1..A8 (first 8 Census attributes in file order), ε = 0.1, k = 2, IR, "
+            f"seed {SEED}:\n\n" + mapping.to_string(float_format="%.3g") + "\n\n"
+            f"Ours at ε = 10 (m = 8), seeds {list(seeds)}, 10 repetitions each "
+            f"{_elapsed(start)}:\n\n" + ours.to_string(float_format="%.3f") + "\n\n"
+            f"The claim on each seed's 10-run table: {counts}\n\n"
+            "Cause: paper_inconsistency. The list 'attributes 2, 4, 5 and 8' is not what "
+            "the paper's own Table 1 shows: at ε = 10 from k = 50 to 100, A6 rises in both "
+            "methods (IR 0.03→0.04, MV 0.15→0.44) exactly as A2 does (0.04→0.05, "
+            "0.12→0.18), yet A6 is not listed. The listed rises are also at the level of "
+            "one 10-run table's noise: A2's IR step is one unit of the last printed digit "
+            "(0.01, 0.7 SE of a 10-run step by our spread), and those of A2 MV, A4 IR and "
+            "A5 IR are under 2 such SE. The mapping is not the issue: with A1..A8 the first "
+            "eight Census attributes, the saturated ε = 0.1 cells of every row but A3 are "
+            "0.89-0.98 of the paper's. Our AGI (A2) falls in expectation with both methods "
+            "(100 pooled repetitions: IR −0.017 ± 0.004, MV −0.041 ± 0.010), and a single "
+            "10-run table shows a rise on 1 of 10 seeds for each method. So the claim is "
+            "contradicted whenever a seed's table resolves that fall (the confirmatory "
+            "seed: IR 0.072→0.024; here 2 of 10 seeds). The paper's A2 steps sit about 2 "
+            "(IR) and 3 (MV, our insensitive-MDAV stand-in) SE of a 10-run step above our "
+            "expected fall, a difference we cannot ascribe further. But the paper's list "
+            "does not follow its own table, so it does not give a reliable expected "
+            "direction per attribute. Our STATETAX (A6), like the paper's A6, rises with "
+            "both methods; so does our POTHVAL (A8), the one listed rise that is large in "
+            "the paper too.")
