@@ -346,3 +346,16 @@ def test_cells_allow_the_papers_printed_precision():
     assert status(cells, frame) == REPRODUCED
     frame.loc[cell, "value"] = 0.03
     assert status(cells, frame) == CONTRADICTED
+
+
+def test_a_ratio_whose_interval_overflows_is_within_noise_not_an_error():
+    from anonlab.report.claims.stats import spending
+
+    rows = [{"method": "a", "k": 2, "value": 0.5, "sd": 0.7071},
+            {"method": "b", "k": 2, "value": 1.0, "sd": 1e-4}]
+    claim = parse_claim({"id": "r", "paper": "P", "section": "s", "quote": "q",
+                         "kind": "ratio", "metric": "re", "numerator": "a",
+                         "denominator": "b", "max": 2.0, "tolerance_note": "t"})
+    with spending(0.01):  # a late look's level: the interval spans hundreds of e-folds
+        result = evaluate_claim(claim, table(rows, reps=2))
+    assert result.status == WITHIN_NOISE and "∞" in result.ours

@@ -173,7 +173,7 @@ def judge_claims(raw_claims: Sequence[Any], table: pd.DataFrame | None,
         try:
             results.append(evaluate_claim(claim, data) if looks is None or spent is None
                            else judge_in_looks(claim, at_reps, looks, spent))
-        except (ClaimError, KeyError, TypeError, ValueError) as error:
+        except (ClaimError, KeyError, TypeError, ValueError, ArithmeticError) as error:
             results.append(ClaimResult.of(claim, NOT_CHECKABLE, f"could not be checked: {error}"))
     return results
 

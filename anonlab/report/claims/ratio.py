@@ -72,6 +72,11 @@ def _aggregate(frame: pd.DataFrame, keys: list[str], over: tuple[str, ...], how:
     return chosen[[*kept, "value", "se", "df", "n", "picked"]].reset_index(drop=True), kept
 
 
+def _exp(value: float) -> float:
+    """e**value, ∞ where it overflows (an interval from very few repetitions)."""
+    return math.exp(value) if value < 709 else math.inf
+
+
 def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     p = claim.params
     points = data.points_of(claim)
@@ -110,9 +115,9 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     shown = varying(merged, keys)
     for i, (_, row) in enumerate(merged.iterrows()):
         label = point_label(row, shown)
-        ci = (f" [{fmt(math.exp(est[i] - half[i]))}, {fmt(math.exp(est[i] + half[i]))}]"
+        ci = (f" [{fmt(_exp(est[i] - half[i]))}, {fmt(_exp(est[i] + half[i]))}]"
               if np.isfinite(est[i]) and half[i] > 0 else "")
-        ratio = math.exp(est[i]) if np.isfinite(est[i]) else a[i] / b[i] if b[i] else math.nan
+        ratio = _exp(est[i]) if np.isfinite(est[i]) else a[i] / b[i] if b[i] else math.nan
         parts.append(f"{label + ': ' if label else ''}{fmt(ratio)}{ci} ({fmt(a[i])} / "
                      f"{fmt(b[i])})")
     if len(parts) == 1:
