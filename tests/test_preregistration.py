@@ -118,3 +118,24 @@ def test_later_looks_decide_what_the_first_leaves_within_noise():
     first_only = _reproduced((plan.spent[0], 1e-9, 1e-9), gap=0.5, runs=4000)
     planned = _reproduced(plan.spent, gap=0.5, runs=4000)
     assert planned > first_only + 0.1, (first_only, planned)
+
+
+def test_a_later_look_draws_the_first_looks_numbers(compose_config, tmp_path):
+    """Looks judge the first n repetitions of one run: a run with more repetitions repeats
+    a smaller run's draws exactly (streams per cell and repetition, not per run)."""
+    import pandas as pd
+
+    from anonlab.runner import run_experiment
+
+    tables = []
+    for reps in (2, 3):
+        config = compose_config("+experiment=census_ir", "grid.k=[5]", "grid.epsilon=[1.0]",
+                                "grid.m=[1]", f"reps={reps}", "n_jobs=1",
+                                f"results_dir={tmp_path / str(reps)}")
+        experiment = build_experiment(config)
+        run_experiment(experiment, experiment.config, progress=False)
+        tables.append(pd.read_parquet(experiment.results_path))
+    small, large = tables
+    key = ["method", "k", "epsilon", "rep", "metric"]
+    merged = small.merge(large[large["rep"] < 2], on=key, suffixes=("", "_more"))
+    assert len(merged) == len(small) and (merged["value"] == merged["value_more"]).all()

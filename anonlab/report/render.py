@@ -200,7 +200,15 @@ def _rows_html(rows: Sequence[Mapping[str, Any]], text_columns: Sequence[str] = 
     return f'<div class="scroll"><table><tr>{head}</tr>{body}</table></div>'
 
 
-def _claim_html(claim: ClaimView, notes: str) -> str:
+def _next_look(claim: ClaimView, command: str | None) -> str | None:
+    """The command that runs the plan's next look of a claim that needs more data."""
+    r = claim.result
+    if command is None or not r.needs_more_data:
+        return None
+    return f"{command} reps={r.next_reps}"
+
+
+def _claim_html(claim: ClaimView, notes: str, command: str | None = None) -> str:
     r = claim.result
     link = f' · <a href="{notes}{_e(r.notes)}">notes</a>' if r.notes else ""
     out = [f'<div class="claim {_css(r.status)}" id="claim-{_e(r.id)}">',
@@ -210,6 +218,9 @@ def _claim_html(claim: ClaimView, notes: str) -> str:
            f"<blockquote>“{_e(r.quote)}”</blockquote>",
            f'<div class="tol">judges: {_e(r.slice)}</div>' if r.slice else "",
            f'<div class="ours">{_e(_verdict_line(r))}</div>']
+    if _next_look(claim, command):
+        out.append(f'<div class="tol">next look: <code>{_e(_next_look(claim, command))}'
+                   "</code></div>")
     if claim.confirmatory is not None:
         c = claim.confirmatory
         out.append(f'<div class="ours">confirmatory seed: <span class="badge {_css(c.status)}">'
@@ -297,7 +308,7 @@ def render_html(view: ReportView) -> str:
                                ("method", "claimed", "as released", "reason", "caveat"))]
         out.append(_readings_html(t))
         out.append("<h3>The paper's claims</h3>")
-        out += [_claim_html(c, NOTES_HTML) for c in t.claims] or [
+        out += [_claim_html(c, NOTES_HTML, t.command) for c in t.claims] or [
             '<p class="meta">no claims stated for this target</p>']
     if view.custom:
         out += ["<h2>Custom configurations</h2>",
@@ -326,7 +337,7 @@ def md_table(rows: Sequence[Mapping[str, Any]]) -> str:
     return to_markdown(pd.DataFrame(list(rows))) if rows else ""
 
 
-def _claim_md(claim: ClaimView) -> list[str]:
+def _claim_md(claim: ClaimView, command: str | None = None) -> list[str]:
     r = claim.result
     link = f" ([notes]({NOTES_MD}{r.notes}))" if r.notes else ""
     out = [f"- **{r.status}** `{r.id}` ({r.paper} {r.section}, {r.kind}"
@@ -335,6 +346,9 @@ def _claim_md(claim: ClaimView) -> list[str]:
     if r.slice:
         out[-1] += "  "
         out.append(f"  judges: {_md(r.slice)}")
+    if _next_look(claim, command):
+        out[-1] += "  "
+        out.append(f"  next look: `{_next_look(claim, command)}`")
     if claim.confirmatory is not None:
         out[-1] += "  "
         out.append(f"  confirmatory seed: **{claim.confirmatory.status}**, "
@@ -392,7 +406,7 @@ def render_markdown(view: ReportView, figure_path: Callable[[Path], str]) -> str
             out += ["Readings" + (f" (most reproduced: `{t.best_reading}`)"
                                   if t.best_reading else "") + ":", "", md_table(rows)]
         for claim in t.claims:
-            out += _claim_md(claim)
+            out += _claim_md(claim, t.command)
         out.append("" if t.claims else "No claims stated.\n")
     if view.custom:
         out += ["## Custom configurations", "",
