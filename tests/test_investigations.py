@@ -26,11 +26,13 @@ def test_every_declared_command_runs_a_registered_investigation_of_its_claim():
         if "command" not in departure:
             continue
         declared += 1
+        if departure["command"].startswith("python -m anonlab.audit "):
+            continue  # a privacy claim's evidence is the audit's (tests/test_audit*.py)
         match = COMMAND.match(departure["command"])
         assert match and match.group(1) == claim_id, (claim_id, departure["command"])
         assert claim_id in found, f"{claim_id}: no investigation registered"
         assert departure["command"] == command(claim_id)
-    assert declared >= 25
+    assert declared >= 30
 
 
 def test_every_investigation_explains_a_claim_that_exists():
