@@ -18,8 +18,12 @@ __all__ = ["Protector", "datasets", "evaluate", "experiments", "methods", "metri
 
 #: public names and the module each comes from, imported on first use so that
 #: ``import anonlab`` stays light
-_LAZY = {"protect": "anonlab.api", "Protector": "anonlab.api", "evaluate": "anonlab.api",
-         "experiments": "anonlab.listing"}
+_LAZY = {
+    "protect": "anonlab.api",
+    "Protector": "anonlab.api",
+    "evaluate": "anonlab.api",
+    "experiments": "anonlab.listing",
+}
 _SUBPACKAGES = ("methods", "metrics", "datasets")  # callable: anonlab.methods() lists
 
 

@@ -47,8 +47,10 @@ def _method(method: str, params: Mapping[str, Any]) -> Method:
     choices = cls.choices()
     unknown = sorted(set(params) - {*cls.axes, *choices, "aggr"})
     if unknown:
-        raise ParameterError(f"method {cls.name!r} takes {list(cls.axes)} and options "
-                             f"{sorted(choices)}, not {unknown}")
+        raise ParameterError(
+            f"method {cls.name!r} takes {list(cls.axes)} and options "
+            f"{sorted(choices)}, not {unknown}"
+        )
     form = params.get("form", "records")
     if not isinstance(form, str) or form not in choices["form"]:
         raise ParameterError(f"form must be one of {list(choices['form'])}, got {form!r}")
@@ -56,8 +58,7 @@ def _method(method: str, params: Mapping[str, Any]) -> Method:
     if cls.draws_laplace:
         options.setdefault("sampler", LIBRARY_SAMPLER)
     try:
-        return make_method(method, {p: v for p, v in params.items() if p not in choices},
-                           options)
+        return make_method(method, {p: v for p, v in params.items() if p not in choices}, options)
     except ParameterError as error:  # in this interface's words: form=…, not options.x.form
         raise ParameterError(str(error).replace(f"options.{cls.name}.", "")) from None
 
@@ -79,20 +80,29 @@ def _needs_public_bounds(method: Method, m: int) -> bool:
     return claim(method, m).claimed in PRIVACY_NOTIONS
 
 
-def _check_bounds(method: Method, frame: pd.DataFrame, columns: Sequence[str],
-                  domains: Any, hierarchies: Mapping[str, str] | None) -> None:
+def _check_bounds(
+    method: Method,
+    frame: pd.DataFrame,
+    columns: Sequence[str],
+    domains: Any,
+    hierarchies: Mapping[str, str] | None,
+) -> None:
     """Check ``domains`` (a mapping, or ``"data"``: the bounds read off the data); unless
     it is ``"data"``, a method that claims a privacy loss refuses a protected column
     without public bounds (a numeric one without ``domains``, a text one without
     ``hierarchies``)."""
     if isinstance(domains, str):
         if domains != DATA_DOMAINS:
-            raise ParameterError(f"domains must be a mapping {{column: [low, high]}} or "
-                                 f"{DATA_DOMAINS!r}, got {domains!r}")
+            raise ParameterError(
+                f"domains must be a mapping {{column: [low, high]}} or "
+                f"{DATA_DOMAINS!r}, got {domains!r}"
+            )
         return
     if domains is not None and not isinstance(domains, Mapping):
-        raise TypeError(f"domains must be a mapping {{column: [low, high]}} or "
-                        f"{DATA_DOMAINS!r}, got {type(domains).__name__}")
+        raise TypeError(
+            f"domains must be a mapping {{column: [low, high]}} or "
+            f"{DATA_DOMAINS!r}, got {type(domains).__name__}"
+        )
     if not _needs_public_bounds(method, len(columns)):
         return
     for column in columns:
@@ -101,52 +111,83 @@ def _check_bounds(method: Method, frame: pd.DataFrame, columns: Sequence[str],
         text = not pd.api.types.is_numeric_dtype(frame[column])
         given = (hierarchies or {}) if text else (domains or {})
         if column not in given:
-            what = ("hierarchies={column: file} listing every possible value" if text
-                    else "domains={column: [low, high]}")
+            what = (
+                "hierarchies={column: file} listing every possible value"
+                if text
+                else "domains={column: [low, high]}"
+            )
             raise ParameterError(
                 f"{'hierarchies' if text else 'domains'}: column {column!r} has no public "
                 f"bounds, and method {method.name!r} claims {claim(method, 1).claimed}, "
                 f"whose proof assumes them; give {what}, or domains='data' to read them "
-                "off the data (the release then guarantees none)")
+                "off the data (the release then guarantees none)"
+            )
 
 
-def _columns(frame: Any, columns: Sequence[str] | str | None,
-             target: Mapping[str, Any] | None = None) -> list[str]:
+def _columns(
+    frame: Any, columns: Sequence[str] | str | None, target: Mapping[str, Any] | None = None
+) -> list[str]:
     """The protected columns: ``columns``, by default every numeric column of ``frame``."""
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
     if columns is None:
-        columns = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
-                   and not pd.api.types.is_bool_dtype(frame[c])
-                   and c != (target or {}).get("column")]
+        columns = [
+            c
+            for c in frame.columns
+            if pd.api.types.is_numeric_dtype(frame[c])
+            and not pd.api.types.is_bool_dtype(frame[c])
+            and c != (target or {}).get("column")
+        ]
         if not columns:
-            raise ParameterError("columns: the frame has no numeric column; name the "
-                                 "columns to protect")
+            raise ParameterError(
+                "columns: the frame has no numeric column; name the columns to protect"
+            )
     return [columns] if isinstance(columns, str) else list(columns)
 
 
-def _dataset(frame: Any, columns: Sequence[str] | str | None, *,
-             domains: Mapping[str, Sequence[float]] | None,
-             hierarchies: Mapping[str, str] | None, roles: Mapping[str, str] | None,
-             alpha: float, target: Mapping[str, Any] | None = None) -> Dataset:
+def _dataset(
+    frame: Any,
+    columns: Sequence[str] | str | None,
+    *,
+    domains: Mapping[str, Sequence[float]] | None,
+    hierarchies: Mapping[str, str] | None,
+    roles: Mapping[str, str] | None,
+    alpha: float,
+    target: Mapping[str, Any] | None = None,
+) -> Dataset:
     """The data set view of ``frame`` protecting ``columns`` (by default every numeric
     column; text columns are categorical attributes)."""
     columns = _columns(frame, columns, target)
     if isinstance(domains, str):  # "data": the [0, alpha·max] rule for every column
         domains = None
-    text = [c for c in columns if c in frame.columns
-            and not pd.api.types.is_numeric_dtype(frame[c])]
-    return build_dataset("frame", frame.reset_index(drop=True), columns, alpha=alpha,
-                         domains=domains, roles=roles, categorical=text,
-                         hierarchies=hierarchies, target=target)
+    text = [
+        c for c in columns if c in frame.columns and not pd.api.types.is_numeric_dtype(frame[c])
+    ]
+    return build_dataset(
+        "frame",
+        frame.reset_index(drop=True),
+        columns,
+        alpha=alpha,
+        domains=domains,
+        roles=roles,
+        categorical=text,
+        hierarchies=hierarchies,
+        target=target,
+    )
 
 
-def protect(frame: pd.DataFrame, method: str, columns: Sequence[str] | None = None, *,
-            domains: Mapping[str, Sequence[float]] | str | None = None,
-            hierarchies: Mapping[str, str] | None = None,
-            roles: Mapping[str, str] | None = None,
-            alpha: float = DEFAULT_ALPHA, seed: int | None = None,
-            **params: Any) -> pd.DataFrame:
+def protect(
+    frame: pd.DataFrame,
+    method: str,
+    columns: Sequence[str] | None = None,
+    *,
+    domains: Mapping[str, Sequence[float]] | str | None = None,
+    hierarchies: Mapping[str, str] | None = None,
+    roles: Mapping[str, str] | None = None,
+    alpha: float = DEFAULT_ALPHA,
+    seed: int | None = None,
+    **params: Any,
+) -> pd.DataFrame:
     """The release of ``frame`` by ``method``: every column, the protected ones replaced.
 
     Parameters
@@ -190,11 +231,16 @@ def protect(frame: pd.DataFrame, method: str, columns: Sequence[str] | None = No
     released_by = _method(method, params)
     chosen = _columns(frame, columns)
     _check_bounds(released_by, frame, chosen, domains, hierarchies)
-    dataset = _dataset(frame, chosen, domains=domains, hierarchies=hierarchies, roles=roles,
-                       alpha=alpha)
+    dataset = _dataset(
+        frame, chosen, domains=domains, hierarchies=hierarchies, roles=roles, alpha=alpha
+    )
     released_by.check(dataset)
-    release = released_by.release(dataset, np.random.default_rng(_seed_sequence(seed)),
-                                  seeded=seed is not None, strict_bounds=True)
+    release = released_by.release(
+        dataset,
+        np.random.default_rng(_seed_sequence(seed)),
+        seeded=seed is not None,
+        strict_bounds=True,
+    )
     out = release.frame
     if release.record_aligned:  # synthetic records get a fresh index (Release.frame)
         out.index = frame.index
@@ -206,12 +252,19 @@ def protect(frame: pd.DataFrame, method: str, columns: Sequence[str] | None = No
 NOT_IN_A_FRAME = ("clusters", "record_partition", "seconds")
 
 
-def evaluate(original: pd.DataFrame, released: pd.DataFrame,
-             metrics: Sequence[str] = ("re", "jsd"), columns: Sequence[str] | None = None, *,
-             domains: Mapping[str, Sequence[float]] | None = None,
-             hierarchies: Mapping[str, str] | None = None,
-             roles: Mapping[str, str] | None = None, alpha: float = DEFAULT_ALPHA,
-             target: Mapping[str, Any] | None = None, seed: int = 0) -> pd.Series:
+def evaluate(
+    original: pd.DataFrame,
+    released: pd.DataFrame,
+    metrics: Sequence[str] = ("re", "jsd"),
+    columns: Sequence[str] | None = None,
+    *,
+    domains: Mapping[str, Sequence[float]] | None = None,
+    hierarchies: Mapping[str, str] | None = None,
+    roles: Mapping[str, str] | None = None,
+    alpha: float = DEFAULT_ALPHA,
+    target: Mapping[str, Any] | None = None,
+    seed: int = 0,
+) -> pd.Series:
     """The ``metrics`` of a release of ``original``, averaged over the protected ``columns``
     as in the papers (``anonlab.metrics()`` lists them).
 
@@ -244,30 +297,49 @@ def evaluate(original: pd.DataFrame, released: pd.DataFrame,
     for metric in chosen:
         needs = set(metric.requires) | ({"seconds"} if metric.name == "runtime" else set())
         if needs & set(NOT_IN_A_FRAME):
-            raise ParameterError(f"metric {metric.name!r} needs the release's clusters or "
-                                 "timing, which a released frame does not carry; run it in "
-                                 "an experiment (anonlab run)")
+            raise ParameterError(
+                f"metric {metric.name!r} needs the release's clusters or "
+                "timing, which a released frame does not carry; run it in "
+                "an experiment (anonlab run)"
+            )
     aligned = _record_aligned(released)
-    own_class = (not aligned and target is not None and isinstance(released, pd.DataFrame)
-                 and target.get("column") in released.columns)
-    stand_in = SimpleNamespace(name="the given release", record_aligned=aligned,
-                               carries_class=own_class)
+    own_class = (
+        not aligned
+        and target is not None
+        and isinstance(released, pd.DataFrame)
+        and target.get("column") in released.columns
+    )
+    stand_in = SimpleNamespace(
+        name="the given release", record_aligned=aligned, carries_class=own_class
+    )
     for metric in chosen:
         if metric.refuses(stand_in):
             raise ParameterError(
                 f"metric {metric.name!r} pairs each released record with its original, and "
                 "released keeps no record's place (its guarantee: record_aligned false, "
                 "form or synthetic data); use a metric of distributions (jsd, "
-                "variance_change, correlation_difference, marginal_tvd)")
-    view = _dataset(original, columns, domains=domains, hierarchies=hierarchies, roles=roles,
-                    alpha=alpha, target=target)
+                "variance_change, correlation_difference, marginal_tvd)"
+            )
+    view = _dataset(
+        original,
+        columns,
+        domains=domains,
+        hierarchies=hierarchies,
+        roles=roles,
+        alpha=alpha,
+        target=target,
+    )
     values = _released_values(view, original, released, aligned)
     for metric in chosen:
         metric.check(view, None)
     from anonlab.methods.base import Release
 
-    release = Release(view, values, record_aligned=aligned, target=(
-        released[target["column"]].to_numpy() if own_class else None))
+    release = Release(
+        view,
+        values,
+        record_aligned=aligned,
+        target=(released[target["column"]].to_numpy() if own_class else None),
+    )
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     out: dict[str, float] = {}
     for metric in chosen:
@@ -288,16 +360,21 @@ def _record_aligned(released: Any) -> bool:
     return not isinstance(stated, Mapping) or stated.get("record_aligned", True) is not False
 
 
-def _released_values(view: Dataset, original: pd.DataFrame, released: Any,
-                     aligned: bool = True) -> np.ndarray:
+def _released_values(
+    view: Dataset, original: pd.DataFrame, released: Any, aligned: bool = True
+) -> np.ndarray:
     """The ``(n, m)`` matrix of ``released``'s protected columns, aligned with ``original``
     when ``aligned`` (categorical values as taxonomy codes)."""
     if not aligned and len(released) != len(original):
-        raise ParameterError(f"released: {len(released)} rows against {len(original)} in "
-                             "original; a release holds as many records as its data")
+        raise ParameterError(
+            f"released: {len(released)} rows against {len(original)} in "
+            "original; a release holds as many records as its data"
+        )
     if aligned and not released.index.equals(original.index):
-        raise ParameterError("released: its rows must be original's, with the same index "
-                             f"({len(released)} rows against {len(original)})")
+        raise ParameterError(
+            "released: its rows must be original's, with the same index "
+            f"({len(released)} rows against {len(original)})"
+        )
     missing = [c for c in view.protected if c not in released.columns]
     if missing:
         raise ParameterError(f"released has no column {missing[0]!r}")
@@ -333,11 +410,18 @@ class Protector(TransformerMixin, BaseEstimator):
 
     _OWN = ("method", "columns", "domains", "hierarchies", "roles", "alpha", "seed")
 
-    def __init__(self, method: str, columns: Sequence[str] | None = None, *,
-                 domains: Mapping[str, Sequence[float]] | None = None,
-                 hierarchies: Mapping[str, str] | None = None,
-                 roles: Mapping[str, str] | None = None, alpha: float = DEFAULT_ALPHA,
-                 seed: int | None = None, **params: Any) -> None:
+    def __init__(
+        self,
+        method: str,
+        columns: Sequence[str] | None = None,
+        *,
+        domains: Mapping[str, Sequence[float]] | None = None,
+        hierarchies: Mapping[str, str] | None = None,
+        roles: Mapping[str, str] | None = None,
+        alpha: float = DEFAULT_ALPHA,
+        seed: int | None = None,
+        **params: Any,
+    ) -> None:
         self.method = method
         self.columns = columns
         self.domains = domains
@@ -384,5 +468,6 @@ class Protector(TransformerMixin, BaseEstimator):
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """The output's columns: the input's, all of them."""
-        return np.asarray(self.feature_names_in_ if input_features is None else input_features,
-                          dtype=object)
+        return np.asarray(
+            self.feature_names_in_ if input_features is None else input_features, dtype=object
+        )

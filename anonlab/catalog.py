@@ -72,7 +72,7 @@ class Paper:
 
     @property
     def citation(self) -> str:
-        """"Authors. *Title*. Venue Year" as the README cites it."""
+        """ "Authors. *Title*. Venue Year" as the README cites it."""
         where = " ".join(str(part) for part in (self.venue, self.year) if part)
         return f"{', '.join(self.authors)}. *{self.title}*." + (f" {where}" if where else "")
 
@@ -166,8 +166,9 @@ def _text(value: Any, what: str, source: str, *, required: bool = True) -> str |
     return value.strip()
 
 
-def _entries(raw: list[Any], what: str,
-             keys: Sequence[str]) -> Iterator[tuple[str, Mapping[str, Any]]]:
+def _entries(
+    raw: list[Any], what: str, keys: Sequence[str]
+) -> Iterator[tuple[str, Mapping[str, Any]]]:
     """Each item of a YAML list with its place (``<what> #<i>``) for messages, after
     checking it is a mapping of only ``keys``."""
     for i, item in enumerate(raw):
@@ -176,8 +177,9 @@ def _entries(raw: list[Any], what: str,
             raise ParameterError(f"{where} must be a mapping, got {item!r}")
         unknown = set(item) - set(keys)
         if unknown:
-            raise ParameterError(f"{where} has unknown key(s) {sorted(unknown)}; "
-                                 f"the keys are {list(keys)}")
+            raise ParameterError(
+                f"{where} has unknown key(s) {sorted(unknown)}; the keys are {list(keys)}"
+            )
         yield where, item
 
 
@@ -188,22 +190,28 @@ def papers(conf_dir: Path = CONF_DIR) -> tuple[Paper, ...]:
     if not isinstance(raw, list) or not raw:
         raise ParameterError(f"{path}: must be a non-empty list of papers")
     found: list[Paper] = []
-    for where, item in _entries(raw, f"{path}: paper",
-                                ("short", "title", "authors", "venue", "year", "kind")):
+    for where, item in _entries(
+        raw, f"{path}: paper", ("short", "title", "authors", "venue", "year", "kind")
+    ):
         kind = item.get("kind", PAPER_KINDS[0])
         if kind not in PAPER_KINDS:
-            raise ParameterError(f"{where}: kind must be one of {list(PAPER_KINDS)}, "
-                                 f"got {kind!r}")
+            raise ParameterError(f"{where}: kind must be one of {list(PAPER_KINDS)}, got {kind!r}")
         authors = item.get("authors") or []
         if not isinstance(authors, list) or not all(isinstance(a, str) for a in authors):
             raise ParameterError(f"{where}: authors must be a list of names, got {authors!r}")
         year = item.get("year")
         if year is not None and (isinstance(year, bool) or not isinstance(year, int)):
             raise ParameterError(f"{where}: year must be an integer, got {year!r}")
-        found.append(Paper(str(_text(item.get("short"), "short", where)),
-                           str(_text(item.get("title"), "title", where)), tuple(authors),
-                           _text(item.get("venue"), "venue", where, required=False), year,
-                           kind))
+        found.append(
+            Paper(
+                str(_text(item.get("short"), "short", where)),
+                str(_text(item.get("title"), "title", where)),
+                tuple(authors),
+                _text(item.get("venue"), "venue", where, required=False),
+                year,
+                kind,
+            )
+        )
     shorts = [p.short for p in found]
     duplicated = sorted({s for s in shorts if shorts.count(s) > 1})
     if duplicated:
@@ -231,29 +239,36 @@ def parse_readings(raw: Any, source: str) -> tuple[Reading, ...]:
         overrides = item.get("set")
         overrides = {} if overrides is None else overrides
         if not isinstance(overrides, Mapping):
-            raise ParameterError(f"{where}: set must be a mapping of dotted config keys to "
-                                 f"values, got {overrides!r}")
+            raise ParameterError(
+                f"{where}: set must be a mapping of dotted config keys to values, got {overrides!r}"
+            )
         bad = [key for key in overrides if not isinstance(key, str) or not key.strip()]
         if bad:
             raise ParameterError(f"{where}: set keys must be dotted config keys, got {bad!r}")
         if primary and overrides:
-            raise ParameterError(f"{where}: the primary reading sets nothing (it is the "
-                                 f"experiment's config as written), got set {dict(overrides)}")
-        readings.append(Reading(name, str(_text(item.get("text"), "text", where)), primary,
-                                dict(overrides)))
+            raise ParameterError(
+                f"{where}: the primary reading sets nothing (it is the "
+                f"experiment's config as written), got set {dict(overrides)}"
+            )
+        readings.append(
+            Reading(name, str(_text(item.get("text"), "text", where)), primary, dict(overrides))
+        )
     names = [r.name for r in readings]
     duplicated = sorted({n for n in names if names.count(n) > 1})
     if duplicated:
         raise ParameterError(f"{source}: reading name(s) {duplicated} declared twice")
     primaries = [r.name for r in readings if r.primary]
     if len(primaries) != 1:
-        raise ParameterError(f"{source}: exactly one reading must be primary: true, got "
-                             f"{len(primaries)} ({primaries})")
+        raise ParameterError(
+            f"{source}: exactly one reading must be primary: true, got "
+            f"{len(primaries)} ({primaries})"
+        )
     return tuple(readings)
 
 
-def find_reading(readings: Sequence[Reading], name: str | None,
-                 source: str = "this experiment") -> Reading | None:
+def find_reading(
+    readings: Sequence[Reading], name: str | None, source: str = "this experiment"
+) -> Reading | None:
     """The reading called ``name`` (``None``: the primary; ``None`` too when no readings
     are declared). An unknown name, or any name when none are declared, is an error."""
     if not readings:
@@ -265,8 +280,9 @@ def find_reading(readings: Sequence[Reading], name: str | None,
     for reading in readings:
         if reading.name == name:
             return reading
-    raise ParameterError(f"reading={name!r} is not declared by {source}; choose one of "
-                         f"{[r.name for r in readings]}")
+    raise ParameterError(
+        f"reading={name!r} is not declared by {source}; choose one of {[r.name for r in readings]}"
+    )
 
 
 def _names_list(value: Any, what: str, source: str) -> tuple[str, ...] | None:
@@ -278,8 +294,7 @@ def _names_list(value: Any, what: str, source: str) -> tuple[str, ...] | None:
 
 
 def _declared(config: Mapping[str, Any], key: str) -> set[str]:
-    return {str(item.get("name")) for item in config.get(key) or ()
-            if isinstance(item, Mapping)}
+    return {str(item.get("name")) for item in config.get(key) or () if isinstance(item, Mapping)}
 
 
 def _entry(path: Path, known_papers: Sequence[str]) -> ExperimentEntry | None:
@@ -293,17 +308,23 @@ def _entry(path: Path, known_papers: Sequence[str]) -> ExperimentEntry | None:
     source = str(path)
     unknown = set(block) - {"name", "paper", "targets"}
     if unknown:
-        raise ParameterError(f"{source}: experiment has unknown key(s) {sorted(unknown)}; "
-                             "it has name, paper and targets")
+        raise ParameterError(
+            f"{source}: experiment has unknown key(s) {sorted(unknown)}; "
+            "it has name, paper and targets"
+        )
     name = str(_text(block.get("name"), "experiment.name", source))
     paper = block["paper"]
     if paper not in known_papers:
-        raise ParameterError(f"{source}: experiment.paper {paper!r} is not a paper of "
-                             f"{PAPERS_FILE}; choose one of {list(known_papers)}")
+        raise ParameterError(
+            f"{source}: experiment.paper {paper!r} is not a paper of "
+            f"{PAPERS_FILE}; choose one of {list(known_papers)}"
+        )
     raw_targets = block.get("targets")
     if not isinstance(raw_targets, list) or not raw_targets:
-        raise ParameterError(f"{source}: experiment.targets must list the paper's figures "
-                             "or tables this experiment regenerates")
+        raise ParameterError(
+            f"{source}: experiment.targets must list the paper's figures "
+            "or tables this experiment regenerates"
+        )
     figures, tables = _declared(raw, "figures"), _declared(raw, "tables")
     targets = []
     for i, item in enumerate(raw_targets):
@@ -317,15 +338,26 @@ def _entry(path: Path, known_papers: Sequence[str]) -> ExperimentEntry | None:
         where = f"{source}: target {target_id!r}"
         picked_figures = _names_list(item.get("figures"), "figures", where)
         picked_tables = _names_list(item.get("tables"), "tables", where)
-        for picked, declared, what in ((picked_figures, figures, "figures"),
-                                       (picked_tables, tables, "tables")):
+        for picked, declared, what in (
+            (picked_figures, figures, "figures"),
+            (picked_tables, tables, "tables"),
+        ):
             missing = sorted(set(picked or ()) - declared)
             if missing:
-                raise ParameterError(f"{where}: {what} {missing} are not among the "
-                                     f"experiment's {what} {sorted(declared)}")
-        targets.append(Target(str(paper), str(target_id), str(_text(item.get("title"),
-                                                                    "title", where)),
-                              name, picked_figures, picked_tables))
+                raise ParameterError(
+                    f"{where}: {what} {missing} are not among the "
+                    f"experiment's {what} {sorted(declared)}"
+                )
+        targets.append(
+            Target(
+                str(paper),
+                str(target_id),
+                str(_text(item.get("title"), "title", where)),
+                name,
+                picked_figures,
+                picked_tables,
+            )
+        )
     claims = raw.get("claims") or []
     if not isinstance(claims, list):
         raise ParameterError(f"{source}: claims must be a list")
@@ -334,9 +366,15 @@ def _entry(path: Path, known_papers: Sequence[str]) -> ExperimentEntry | None:
         if isinstance(extra, Mapping) and "reps" in extra:
             reps[str(profile)] = extra["reps"]
     reps = {k: v for k, v in reps.items() if isinstance(v, int) and not isinstance(v, bool)}
-    return ExperimentEntry(name, str(paper), tuple(sorted(targets, key=lambda t: t.sort_key)),
-                           parse_readings(raw.get("readings"), source), tuple(claims), path,
-                           reps)
+    return ExperimentEntry(
+        name,
+        str(paper),
+        tuple(sorted(targets, key=lambda t: t.sort_key)),
+        parse_readings(raw.get("readings"), source),
+        tuple(claims),
+        path,
+        reps,
+    )
 
 
 def experiments(conf_dir: Path = CONF_DIR) -> tuple[ExperimentEntry, ...]:
@@ -354,24 +392,30 @@ def experiments(conf_dir: Path = CONF_DIR) -> tuple[ExperimentEntry, ...]:
     seen: dict[str, Path] = {}
     for entry in entries:
         if entry.name in seen:
-            raise ParameterError(f"{entry.path}: experiment {entry.name!r} is already "
-                                 f"declared by {seen[entry.name]}")
+            raise ParameterError(
+                f"{entry.path}: experiment {entry.name!r} is already declared by {seen[entry.name]}"
+            )
         seen[entry.name] = entry.path
     for entry in entries:
         if entry.name != entry.path.stem:
-            raise ParameterError(f"{entry.path}: experiment.name {entry.name!r} must be the "
-                                 f"file's name {entry.path.stem!r} (+experiment="
-                                 f"{entry.path.stem} runs it)")
+            raise ParameterError(
+                f"{entry.path}: experiment.name {entry.name!r} must be the "
+                f"file's name {entry.path.stem!r} (+experiment="
+                f"{entry.path.stem} runs it)"
+            )
     owner: dict[tuple[str, str], Path] = {}
     for entry in entries:
         for target in entry.targets:
             key = (target.paper, target.id)
             if key in owner:
-                raise ParameterError(f"{entry.path}: target {target.title_line!r} is already "
-                                     f"declared by {owner[key]}")
+                raise ParameterError(
+                    f"{entry.path}: target {target.title_line!r} is already "
+                    f"declared by {owner[key]}"
+                )
             owner[key] = entry.path
-    return tuple(sorted(entries, key=lambda e: (order.index(e.paper), e.targets[0].sort_key,
-                                                e.name)))
+    return tuple(
+        sorted(entries, key=lambda e: (order.index(e.paper), e.targets[0].sort_key, e.name))
+    )
 
 
 def targets(conf_dir: Path = CONF_DIR) -> tuple[Target, ...]:
@@ -393,8 +437,9 @@ def experiment(name: str, conf_dir: Path = CONF_DIR) -> ExperimentEntry:
     for entry in experiments(conf_dir):
         if entry.name == name:
             return entry
-    raise ParameterError(f"no paper experiment {name!r}; choose one of "
-                         f"{list(experiment_names(conf_dir))}")
+    raise ParameterError(
+        f"no paper experiment {name!r}; choose one of {list(experiment_names(conf_dir))}"
+    )
 
 
 # --- applying a reading to a composed config -----------------------------------------------
@@ -434,16 +479,29 @@ def apply_reading(config: Mapping[str, Any]) -> dict[str, Any]:
     merged = OmegaConf.create(config)
     for key, value in reading.set.items():
         if not key.startswith(FREE_FORM_PREFIXES) and not _has_key(config, key):
-            raise ParameterError(f"reading {reading.name!r} sets {key!r}, which is not a key "
-                                 f"of the config")
+            raise ParameterError(
+                f"reading {reading.name!r} sets {key!r}, which is not a key of the config"
+            )
         try:
             OmegaConf.update(merged, key, value, merge=True, force_add=True)
         except OmegaConfBaseException as error:
-            raise ParameterError(f"reading {reading.name!r} cannot set {key!r}: "
-                                 f"{str(error).splitlines()[0]}") from error
+            raise ParameterError(
+                f"reading {reading.name!r} cannot set {key!r}: {str(error).splitlines()[0]}"
+            ) from error
     return OmegaConf.to_container(merged, resolve=True)
 
 
-__all__ = ["ExperimentEntry", "Paper", "Reading", "Target", "apply_reading", "experiment",
-           "experiment_names", "experiments", "find_reading", "papers", "parse_readings",
-           "targets"]
+__all__ = [
+    "ExperimentEntry",
+    "Paper",
+    "Reading",
+    "Target",
+    "apply_reading",
+    "experiment",
+    "experiment_names",
+    "experiments",
+    "find_reading",
+    "papers",
+    "parse_readings",
+    "targets",
+]

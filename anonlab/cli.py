@@ -57,8 +57,9 @@ def check_syntax(overrides: Sequence[str]) -> None:
             raise ParameterError(f"override {override!r} is not valid: {reason}") from None
 
 
-def experiments_of(config: dict[str, Any], overrides: Sequence[str],
-                   conf_dir: Path) -> list[Experiment]:
+def experiments_of(
+    config: dict[str, Any], overrides: Sequence[str], conf_dir: Path
+) -> list[Experiment]:
     """The experiment of ``config``, or, under ``all_experiments``, every paper experiment
     of the catalog in ``conf_dir``, under its primary reading and then each other reading,
     composed with the other ``overrides``; all are validated before any work."""
@@ -67,20 +68,24 @@ def experiments_of(config: dict[str, Any], overrides: Sequence[str],
     if not config.get("all_experiments"):
         return [build_experiment(config)]
     if config.get("reading") is not None:
-        raise ParameterError("reading= names a reading of one experiment; +experiment=all "
-                             "runs every experiment under each of its readings")
+        raise ParameterError(
+            "reading= names a reading of one experiment; +experiment=all "
+            "runs every experiment under each of its readings"
+        )
     rest = [o for o in overrides if override_key(o) not in ("experiment", "reading")]
     experiments = []
     for entry in catalog_experiments(conf_dir):
         for reading in [None, *(r.name for r in entry.alternatives)]:
-            chosen = [f"+experiment={entry.name}", *rest,
-                      *([f"reading={reading}"] if reading else [])]
+            chosen = [
+                f"+experiment={entry.name}",
+                *rest,
+                *([f"reading={reading}"] if reading else []),
+            ]
             experiments.append(build_experiment(compose_config(*chosen, conf_dir=conf_dir)))
     return experiments
 
 
-def prepare(config: dict[str, Any], overrides: Sequence[str],
-            conf_dir: Path) -> list[Experiment]:
+def prepare(config: dict[str, Any], overrides: Sequence[str], conf_dir: Path) -> list[Experiment]:
     """Validate a composed config into its experiments; raises one of :data:`ERRORS`."""
     experiments = experiments_of(config, overrides, conf_dir)
     if config.get("plot_only"):
@@ -140,8 +145,13 @@ def warm_pool(config: dict[str, Any]) -> None:
     invalid ``n_jobs`` is left to :func:`~anonlab.runner.build_experiment` to refuse."""
     n_jobs = config.get("n_jobs", -1)
     runner = config.get("runner") or {}
-    if (config.get("plot_only") or runner.get("name", "local") != "local"
-            or not isinstance(n_jobs, int) or isinstance(n_jobs, bool) or n_jobs == 0):
+    if (
+        config.get("plot_only")
+        or runner.get("name", "local") != "local"
+        or not isinstance(n_jobs, int)
+        or isinstance(n_jobs, bool)
+        or n_jobs == 0
+    ):
         return
     pool.warm_up(cap_n_jobs(n_jobs)[0])
 
@@ -165,8 +175,7 @@ def run(argv: Sequence[str]) -> int:
 def hydra_mode(argv: Sequence[str]) -> bool:
     """Whether ``argv`` needs Hydra's own command line (multirun, ``--cfg``, ``--help``,
     launchers …): any flag other than ``--config-path``."""
-    return any(a.startswith("-") and not a.startswith(("--config-path", "-cp"))
-               for a in argv)
+    return any(a.startswith("-") and not a.startswith(("--config-path", "-cp")) for a in argv)
 
 
 def listing(conf_dir: Path = CONF_DIR) -> str:
@@ -177,17 +186,22 @@ def listing(conf_dir: Path = CONF_DIR) -> str:
     from anonlab.datasets import LOADERS
 
     lines = ["methods (name, grid axes: description; guarantee):"]
-    lines += [f"  {name:24} {row['axes'] or '-':10} {row.description}"
-              f"\n  {'':24} {'':10} guarantee: {row.guarantee}"
-              for name, row in tables.methods().iterrows()]
+    lines += [
+        f"  {name:24} {row['axes'] or '-':10} {row.description}"
+        f"\n  {'':24} {'':10} guarantee: {row.guarantee}"
+        for name, row in tables.methods().iterrows()
+    ]
     lines += ["", "metrics:"]
     lines += [f"  {name:24} {row.description}" for name, row in tables.metrics().iterrows()]
     lines += ["", f"data sets (dataset=NAME; loaders {', '.join(LOADERS)}):"]
-    lines += [f"  {name:24} {row.description}"
-              for name, row in tables.datasets(conf_dir).iterrows()]
+    lines += [
+        f"  {name:24} {row.description}" for name, row in tables.datasets(conf_dir).iterrows()
+    ]
     lines += ["", "experiments (+experiment=NAME):"]
-    lines += [f"  {name:24} {row.paper} {row.targets}: {row.description}"
-              for name, row in tables.experiments(conf_dir).iterrows()]
+    lines += [
+        f"  {name:24} {row.paper} {row.targets}: {row.description}"
+        for name, row in tables.experiments(conf_dir).iterrows()
+    ]
     return "\n".join(lines)
 
 
@@ -213,10 +227,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="anonlab", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("run", help="run an experiment: anonlab run +experiment=NAME [...]",
-                        add_help=False)
-    commands.add_parser("report", help="write the reproduction report of DIR (results)",
-                        add_help=False)
+    commands.add_parser(
+        "run", help="run an experiment: anonlab run +experiment=NAME [...]", add_help=False
+    )
+    commands.add_parser(
+        "report", help="write the reproduction report of DIR (results)", add_help=False
+    )
     commands.add_parser("list", help="list methods, metrics, data sets and experiments")
     if args[:1] in (["-h"], ["--help"]):
         parser.print_help()

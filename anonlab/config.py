@@ -67,7 +67,9 @@ def apply_profile(config: Mapping[str, Any]) -> dict[str, Any]:
         return config
     if not isinstance(profiles, Mapping) or profile not in profiles:
         declared = sorted(profiles) if isinstance(profiles, Mapping) else []
-        raise ParameterError(f"profile={profile!r} is not declared by this experiment; "
-                             f"choose {PAPER_PROFILE!r} or one of {declared}")
+        raise ParameterError(
+            f"profile={profile!r} is not declared by this experiment; "
+            f"choose {PAPER_PROFILE!r} or one of {declared}"
+        )
     merged = OmegaConf.merge(OmegaConf.create(config), OmegaConf.create(profiles[profile] or {}))
     return OmegaConf.to_container(merged, resolve=True)

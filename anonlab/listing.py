@@ -23,7 +23,7 @@ def first_sentence(text: str | None) -> str:
     """The first sentence of a docstring, on one line, without reST roles."""
     words = re.sub(r":\w+:`~?([^`]+)`", r"\1", " ".join((text or "").split()))
     end = words.find(". ")
-    return words[:end + 1] if end >= 0 else words
+    return words[: end + 1] if end >= 0 else words
 
 
 def methods() -> pd.DataFrame:
@@ -34,10 +34,17 @@ def methods() -> pd.DataFrame:
     from anonlab.methods import METHODS
     from anonlab.methods.guarantees import stated
 
-    rows = {name: {"description": first_sentence(cls.__doc__), "axes": ", ".join(cls.axes),
-                   "options": _choices(cls.choices()), "randomized": cls.randomized,
-                   "partition": cls.partition, "guarantee": stated(name)}
-            for name, cls in METHODS.items()}
+    rows = {
+        name: {
+            "description": first_sentence(cls.__doc__),
+            "axes": ", ".join(cls.axes),
+            "options": _choices(cls.choices()),
+            "randomized": cls.randomized,
+            "partition": cls.partition,
+            "guarantee": stated(name),
+        }
+        for name, cls in METHODS.items()
+    }
     return _table(rows, "method")
 
 
@@ -47,11 +54,15 @@ def metrics() -> pd.DataFrame:
     it needs of the data and the method) and ``options``."""
     from anonlab.metrics import METRICS, AttributeMetric
 
-    rows = {name: {"description": metric.description,
-                   "kind": "attribute" if isinstance(metric, AttributeMetric) else "release",
-                   "requires": ", ".join(metric.requires),
-                   "options": _choices(metric.option_choices)}
-            for name, metric in METRICS.items()}
+    rows = {
+        name: {
+            "description": metric.description,
+            "kind": "attribute" if isinstance(metric, AttributeMetric) else "release",
+            "requires": ", ".join(metric.requires),
+            "options": _choices(metric.option_choices),
+        }
+        for name, metric in METRICS.items()
+    }
     return _table(rows, "metric")
 
 
@@ -63,10 +74,11 @@ def datasets(conf_dir: Path = CONF_DIR) -> pd.DataFrame:
     rows = {}
     for path in sorted((conf_dir / "dataset").glob("*.yaml")):
         text = path.read_text(encoding="utf-8")
-        comment = [line.lstrip("# ").strip() for line in text.splitlines()
-                   if line.startswith("#")]
-        rows[path.stem] = {"description": first_sentence(" ".join(comment)),
-                           "loader": (yaml.safe_load(text) or {}).get("loader")}
+        comment = [line.lstrip("# ").strip() for line in text.splitlines() if line.startswith("#")]
+        rows[path.stem] = {
+            "description": first_sentence(" ".join(comment)),
+            "loader": (yaml.safe_load(text) or {}).get("loader"),
+        }
     return _table(rows, "dataset")
 
 
@@ -76,16 +88,22 @@ def experiments(conf_dir: Path = CONF_DIR) -> pd.DataFrame:
     ``readings``."""
     from anonlab.catalog import experiments as entries
 
-    rows = {entry.name: {"description": entry.targets[0].title, "paper": entry.paper,
-                         "targets": ", ".join(target.id for target in entry.targets),
-                         "readings": ", ".join(r.name for r in entry.readings)}
-            for entry in entries(conf_dir)}
+    rows = {
+        entry.name: {
+            "description": entry.targets[0].title,
+            "paper": entry.paper,
+            "targets": ", ".join(target.id for target in entry.targets),
+            "readings": ", ".join(r.name for r in entry.readings),
+        }
+        for entry in entries(conf_dir)
+    }
     return _table(rows, "experiment")
 
 
 def _choices(option_choices: dict) -> str:
-    return "; ".join(f"{option}: {', '.join(map(str, choices))}"
-                     for option, choices in option_choices.items())
+    return "; ".join(
+        f"{option}: {', '.join(map(str, choices))}" for option, choices in option_choices.items()
+    )
 
 
 def _table(rows: dict[str, dict], index: str) -> pd.DataFrame:

@@ -79,16 +79,29 @@ def load(conf_dir: Path = CONF_DIR) -> Preregistration:
         raise _fail(f"confirmatory_seed must be an integer >= 0, got {seed!r}")
     plan = raw.get("plan") or {}
     looks, spent = plan.get("looks"), plan.get("alpha_spent")
-    if (not isinstance(looks, list) or not looks or looks[0] != 1
-            or any(not isinstance(x, int) or x < 1 for x in looks) or looks != sorted(set(looks))):
+    if (
+        not isinstance(looks, list)
+        or not looks
+        or looks[0] != 1
+        or any(not isinstance(x, int) or x < 1 for x in looks)
+        or looks != sorted(set(looks))
+    ):
         raise _fail(f"plan.looks must be increasing integers starting at 1, got {looks!r}")
-    if (not isinstance(spent, list) or len(spent) != len(looks)
-            or any(not isinstance(s, int | float) or s <= 0 for s in spent)
-            or sum(spent) > 1 + 1e-12):
-        raise _fail(f"plan.alpha_spent must give each look a share > 0, summing to at most "
-                    f"1, got {spent!r}")
-    return Preregistration(digest, seed, str(raw.get("frozen_at") or "?"),
-                           Plan(tuple(looks), tuple(float(s) for s in spent)))
+    if (
+        not isinstance(spent, list)
+        or len(spent) != len(looks)
+        or any(not isinstance(s, int | float) or s <= 0 for s in spent)
+        or sum(spent) > 1 + 1e-12
+    ):
+        raise _fail(
+            f"plan.alpha_spent must give each look a share > 0, summing to at most 1, got {spent!r}"
+        )
+    return Preregistration(
+        digest,
+        seed,
+        str(raw.get("frozen_at") or "?"),
+        Plan(tuple(looks), tuple(float(s) for s in spent)),
+    )
 
 
 def _canonical(value: Any) -> str:
@@ -101,12 +114,14 @@ def claim_digest(claim: Mapping[str, Any]) -> str:
     return hashlib.sha256(_canonical(kept).encode()).hexdigest()[:12]
 
 
-def experiment_digest(claims: Sequence[Mapping[str, Any]],
-                      readings: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def experiment_digest(
+    claims: Sequence[Mapping[str, Any]], readings: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
     """What one experiment freezes: each claim's digest, and its readings."""
-    return {"claims": {str(c.get("id")): claim_digest(c) for c in claims},
-            "readings": [{k: r.get(k) for k in ("name", "primary", "text", "set")}
-                         for r in readings]}
+    return {
+        "claims": {str(c.get("id")): claim_digest(c) for c in claims},
+        "readings": [{k: r.get(k) for k in ("name", "primary", "text", "set")} for r in readings],
+    }
 
 
 def claims_digest(conf_dir: Path = CONF_DIR) -> str:
@@ -115,11 +130,22 @@ def claims_digest(conf_dir: Path = CONF_DIR) -> str:
 
     frozen = {}
     for entry in catalog.experiments(conf_dir):
-        readings = [{"name": r.name, "primary": r.primary, "text": r.text, "set": dict(r.set)}
-                    for r in entry.readings]
+        readings = [
+            {"name": r.name, "primary": r.primary, "text": r.text, "set": dict(r.set)}
+            for r in entry.readings
+        ]
         frozen[entry.name] = experiment_digest(entry.claims, readings)
     return hashlib.sha256(_canonical(frozen).encode()).hexdigest()
 
 
-__all__ = ["CONFIRMATORY", "EXPLORATORY", "STAGES", "Plan", "Preregistration", "claim_digest",
-           "claims_digest", "experiment_digest", "load"]
+__all__ = [
+    "CONFIRMATORY",
+    "EXPLORATORY",
+    "STAGES",
+    "Plan",
+    "Preregistration",
+    "claim_digest",
+    "claims_digest",
+    "experiment_digest",
+    "load",
+]

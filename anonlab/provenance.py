@@ -20,8 +20,19 @@ from anonlab.validation import ParameterError
 PAPER = "paper"
 CUSTOM = "custom"
 #: keys an override may set and still leave the run the paper's (see :func:`provenance`)
-PAPER_KEYS = frozenset({"experiment", "profile", "n_jobs", "seed", "reps", "results_dir",
-                        "plot_only", "reading", "stage"})
+PAPER_KEYS = frozenset(
+    {
+        "experiment",
+        "profile",
+        "n_jobs",
+        "seed",
+        "reps",
+        "results_dir",
+        "plot_only",
+        "reading",
+        "stage",
+    }
+)
 #: config groups whose every key leaves the run the paper's: ``runner=dask``,
 #: ``runner.address=…``, ``hydra.*``, ``hydra/launcher=…``
 PAPER_GROUPS = ("runner", "hydra")
@@ -45,8 +56,9 @@ def _value(override: str) -> str:
 def is_paper_override(override: str) -> bool:
     """Whether one override leaves the run the paper's (:func:`provenance`)."""
     key = override_key(override)
-    return key in PAPER_KEYS or any(key == group or key.startswith((f"{group}.", f"{group}/"))
-                                    for group in PAPER_GROUPS)
+    return key in PAPER_KEYS or any(
+        key == group or key.startswith((f"{group}.", f"{group}/")) for group in PAPER_GROUPS
+    )
 
 
 def provenance(overrides: Iterable[str]) -> str:
@@ -112,8 +124,13 @@ def check_run_name(run_name: str) -> str:
     return name
 
 
-def run_folder(experiment: str, *, reading: str | None = None, overrides: Iterable[str] = (),
-               run_name: str | None = None) -> str:
+def run_folder(
+    experiment: str,
+    *,
+    reading: str | None = None,
+    overrides: Iterable[str] = (),
+    run_name: str | None = None,
+) -> str:
     """The run's folder under ``results_dir`` (and its profile):
 
     - ``run_name`` when given, as is (even the paper experiment's own name: asked to);
@@ -130,5 +147,16 @@ def run_folder(experiment: str, *, reading: str | None = None, overrides: Iterab
     return folder
 
 
-__all__ = ["CUSTOM", "PAPER", "PAPER_GROUPS", "PAPER_KEYS", "check_run_name", "custom_label",
-           "custom_overrides", "is_paper_override", "override_key", "provenance", "run_folder"]
+__all__ = [
+    "CUSTOM",
+    "PAPER",
+    "PAPER_GROUPS",
+    "PAPER_KEYS",
+    "check_run_name",
+    "custom_label",
+    "custom_overrides",
+    "is_paper_override",
+    "override_key",
+    "provenance",
+    "run_folder",
+]

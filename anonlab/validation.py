@@ -62,22 +62,21 @@ def check_option(value: object, key: str, choices: Sequence[Any]) -> Any:
     raise ParameterError(f"{key} must be one of {list(choices)}, got {value!r}")
 
 
-def check_options(name: str, given: Mapping[str, Any] | None,
-                  choices: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
+def check_options(
+    name: str, given: Mapping[str, Any] | None, choices: Mapping[str, Sequence[Any]]
+) -> dict[str, Any]:
     """The validated options ``{option: value}`` of the method or metric ``name`` (config
     keys ``options.<name>.<option>``); ``choices`` maps each option to its allowed values,
     the first the default."""
     if given is None:
         return {}
     if not isinstance(given, Mapping):
-        raise ParameterError(f"options.{name} must be a mapping {{option: value}}, "
-                             f"got {given!r}")
+        raise ParameterError(f"options.{name} must be a mapping {{option: value}}, got {given!r}")
     checked: dict[str, Any] = {}
     for option, value in given.items():
         if option not in choices:
             known = f"its options are {sorted(choices)}" if choices else "it has no options"
-            raise ParameterError(f"options.{name}.{option} is not an option of {name!r}; "
-                                 f"{known}")
+            raise ParameterError(f"options.{name}.{option} is not an option of {name!r}; {known}")
         checked[str(option)] = check_option(value, f"options.{name}.{option}", choices[option])
     return checked
 
@@ -127,6 +126,7 @@ def check_results_dir(path: Path) -> Path:
         with tempfile.TemporaryFile(dir=probe, prefix=".anonlab-probe-"):
             pass
     except OSError as error:
-        raise ParameterError(f"results_dir={str(path)!r}: {str(probe)!r} is not writable "
-                             f"({error.strerror or error})") from None
+        raise ParameterError(
+            f"results_dir={str(path)!r}: {str(probe)!r} is not writable ({error.strerror or error})"
+        ) from None
     return path

@@ -29,12 +29,26 @@ from anonlab.runner.execute import plan_jobs
 from anonlab.runner.experiment import run_grid
 
 # Budgets: census_ir and adult_uni_sse as the foundation requires; the others are ours.
-BUDGETS_S = {"census_ir": 120.0, "adult_uni_sse": 180.0, "census_ir_vs_mdav": 120.0,
-             "census_variance": 60.0, "adult_ir": 600.0, "adult_ir_vs_mdav": 600.0,
-             "census_idp_sse": 300.0, "wine_idp_sse": 300.0, "census_idp_rf": 1200.0,
-             "wine_idp_rf": 1200.0}
-DEFAULT = ("census_ir", "adult_uni_sse", "census_ir_vs_mdav", "census_variance",
-           "census_idp_sse", "wine_idp_sse")  # the long ones run with --only
+BUDGETS_S = {
+    "census_ir": 120.0,
+    "adult_uni_sse": 180.0,
+    "census_ir_vs_mdav": 120.0,
+    "census_variance": 60.0,
+    "adult_ir": 600.0,
+    "adult_ir_vs_mdav": 600.0,
+    "census_idp_sse": 300.0,
+    "wine_idp_sse": 300.0,
+    "census_idp_rf": 1200.0,
+    "wine_idp_rf": 1200.0,
+}
+DEFAULT = (
+    "census_ir",
+    "adult_uni_sse",
+    "census_ir_vs_mdav",
+    "census_variance",
+    "census_idp_sse",
+    "wine_idp_sse",
+)  # the long ones run with --only
 
 
 def load(name: str, n_jobs: int) -> dict:
@@ -48,8 +62,10 @@ def time_grid(name: str, n_jobs: int) -> None:
     table = run_grid(experiment, progress=False)
     wall = time.perf_counter() - clock
     budget = BUDGETS_S[name]
-    print(f"{name:14s} {len(experiment.cells):5d} cells {jobs:6d} runs {len(table):6d} rows "
-          f"{wall:7.1f} s  budget {budget:.0f} s  ratio {wall / budget:.2f}")
+    print(
+        f"{name:14s} {len(experiment.cells):5d} cells {jobs:6d} runs {len(table):6d} rows "
+        f"{wall:7.1f} s  budget {budget:.0f} s  ratio {wall / budget:.2f}"
+    )
 
 
 def loop_ranking(values: np.ndarray, k: int) -> np.ndarray:
@@ -60,7 +76,7 @@ def loop_ranking(values: np.ndarray, k: int) -> np.ndarray:
         order = np.argsort(values[:, j], kind="stable")
         groups = n // k
         for g in range(groups):
-            idx = order[g * k: (g + 1) * k if g < groups - 1 else n]
+            idx = order[g * k : (g + 1) * k if g < groups - 1 else n]
             out[idx, j] = values[idx, j].mean()
     return out
 
@@ -70,8 +86,10 @@ def time_ranking(n: int = 30_162, m: int = 13, k: int = 2, repeat: int = 5) -> N
     fast = min(timed(lambda: individual_ranking(values, k).release()) for _ in range(repeat))
     slow = min(timed(lambda: loop_ranking(values, k)) for _ in range(2))
     np.testing.assert_allclose(individual_ranking(values, k).release(), loop_ranking(values, k))
-    print(f"individual ranking n={n} m={m} k={k}: vectorised {fast * 1e3:.1f} ms, "
-          f"loop {slow * 1e3:.0f} ms, speed-up x{slow / fast:.0f}")
+    print(
+        f"individual ranking n={n} m={m} k={k}: vectorised {fast * 1e3:.1f} ms, "
+        f"loop {slow * 1e3:.0f} ms, speed-up x{slow / fast:.0f}"
+    )
 
 
 def time_presorted(n: int = 4_898, m: int = 11, k: int = 10, repeat: int = 50) -> None:
@@ -81,10 +99,13 @@ def time_presorted(n: int = 4_898, m: int = 11, k: int = 10, repeat: int = 50) -
     presorted = sort_columns(values)
     again = min(timed(lambda: individual_ranking(values, k)) for _ in range(repeat))
     reuse = min(timed(lambda: individual_ranking(values, k, presorted)) for _ in range(repeat))
-    np.testing.assert_array_equal(individual_ranking(values, k).labels,
-                                  individual_ranking(values, k, presorted).labels)
-    print(f"individual ranking n={n} m={m} k={k}: sort each call {again * 1e3:.2f} ms, "
-          f"sorted once {reuse * 1e3:.2f} ms, speed-up x{again / reuse:.1f}")
+    np.testing.assert_array_equal(
+        individual_ranking(values, k).labels, individual_ranking(values, k, presorted).labels
+    )
+    print(
+        f"individual ranking n={n} m={m} k={k}: sort each call {again * 1e3:.2f} ms, "
+        f"sorted once {reuse * 1e3:.2f} ms, speed-up x{again / reuse:.1f}"
+    )
 
 
 def time_metrics(m: int = 13, repeat: int = 200) -> None:
@@ -98,15 +119,21 @@ def time_metrics(m: int = 13, repeat: int = 200) -> None:
         original = rng.gamma(2.0, 1e4, size=(n, m)).round()
         released = np.clip(original + rng.laplace(0.0, 5e3, size=(n, m)), 0.0, 1.5e5)
         jsd_ref = jsd_reference(original, attributes)
-        pairs = {"jsd": (partial(jsd_against, jsd_ref, released),
-                         partial(jsd_continuous_numpy, jsd_ref, released))}
+        pairs = {
+            "jsd": (
+                partial(jsd_against, jsd_ref, released),
+                partial(jsd_continuous_numpy, jsd_ref, released),
+            )
+        }
         reps = repeat if n < 10_000 else 10
         for name, (compiled, plain) in pairs.items():
             np.testing.assert_array_equal(compiled(), plain())
             fast = float(np.median([timed(compiled) for _ in range(reps)]))
             slow = float(np.median([timed(plain) for _ in range(reps)]))
-            print(f"{name} n={n} m={m}: compiled {fast * 1e6:.0f} us, NumPy {slow * 1e6:.0f} us, "
-                  f"speed-up x{slow / fast:.1f}")
+            print(
+                f"{name} n={n} m={m}: compiled {fast * 1e6:.0f} us, NumPy {slow * 1e6:.0f} us, "
+                f"speed-up x{slow / fast:.1f}"
+            )
 
 
 def main() -> None:

@@ -89,35 +89,54 @@ def peak_above(fn) -> tuple[int, int]:
 
 def same_release(ours: Release, theirs: Release) -> bool:
     # labels compared as numbers: ours are 32-bit, the reference's int64
-    return (ours.values.tobytes() == theirs.values.tobytes()
-            and np.array_equal(ours.cluster_labels, theirs.labels)
-            and (ours.scale is None) == (theirs.scale is None)
-            and (ours.scale is None or ours.scale.tobytes() == theirs.scale.tobytes()))
+    return (
+        ours.values.tobytes() == theirs.values.tobytes()
+        and np.array_equal(ours.cluster_labels, theirs.labels)
+        and (ours.scale is None) == (theirs.scale is None)
+        and (ours.scale is None or ours.scale.tobytes() == theirs.scale.tobytes())
+    )
 
 
-def compare(dataset: Dataset, method: Method, reference, repeats: int, ref_repeats: int,
-            budget: float | None) -> None:
+def compare(
+    dataset: Dataset,
+    method: Method,
+    reference,
+    repeats: int,
+    ref_repeats: int,
+    budget: float | None,
+) -> None:
     """Time, memory and identity of ``method`` against ``reference(view, rng)``."""
     size = dataset.protected_values.nbytes
     compiled, compiled_cpu = median_times(
-        lambda: method.release(fresh(dataset), np.random.default_rng(0)), repeats)
+        lambda: method.release(fresh(dataset), np.random.default_rng(0)), repeats
+    )
     plain, plain_cpu = median_times(
-        lambda: reference(fresh(dataset), np.random.default_rng(0)), ref_repeats)
-    line = (f"  {method.name:10s} {compiled:6.3f} s (CPU {compiled_cpu:.3f} s), NumPy "
-            f"reference {plain:6.3f} s (CPU {plain_cpu:.3f} s), x{plain / compiled:.1f} faster")
+        lambda: reference(fresh(dataset), np.random.default_rng(0)), ref_repeats
+    )
+    line = (
+        f"  {method.name:10s} {compiled:6.3f} s (CPU {compiled_cpu:.3f} s), NumPy "
+        f"reference {plain:6.3f} s (CPU {plain_cpu:.3f} s), x{plain / compiled:.1f} faster"
+    )
     if budget:
         line += f", budget {budget:.1f} s, ratio to budget {compiled / budget:.2f}"
     print(line, flush=True)
     view = fresh(dataset)  # the view keeps its sort: held after the call
     peak, held = peak_above(lambda: method.release(view, np.random.default_rng(0)))
     ref_peak, _ = peak_above(lambda: reference(fresh(dataset), np.random.default_rng(0)))
-    print(f"    peak above the input {peak / size:.2f}x the input array (held after the "
-          f"call, release and cached sort: {held / size:.2f}x; working memory "
-          f"{(peak - held) / size:.2f}x); reference {ref_peak / size:.2f}x; budget "
-          f"{BUDGET_MEMORY:.1f}x, ratio {peak / size / BUDGET_MEMORY:.2f}", flush=True)
-    same = all(same_release(method.protect(fresh(dataset), np.random.default_rng(seed)),
-                            reference(fresh(dataset), np.random.default_rng(seed)))
-               for seed in SEEDS)
+    print(
+        f"    peak above the input {peak / size:.2f}x the input array (held after the "
+        f"call, release and cached sort: {held / size:.2f}x; working memory "
+        f"{(peak - held) / size:.2f}x); reference {ref_peak / size:.2f}x; budget "
+        f"{BUDGET_MEMORY:.1f}x, ratio {peak / size / BUDGET_MEMORY:.2f}",
+        flush=True,
+    )
+    same = all(
+        same_release(
+            method.protect(fresh(dataset), np.random.default_rng(seed)),
+            reference(fresh(dataset), np.random.default_rng(seed)),
+        )
+        for seed in SEEDS
+    )
     print(f"    release byte-identical to the reference (seeds {SEEDS}): {same}", flush=True)
 
 
@@ -137,9 +156,12 @@ def library_parts(dataset: Dataset, k: int) -> None:
     labels = time.perf_counter() - clock
     del sorted_columns, ranking
     peak, held = peak_above(lambda: individual_ranking(values, k))
-    print(f"  library: sort {sort:.3f} s, centroids {centroids:.3f} s, labels {labels:.3f} s;"
-          f" individual_ranking(values, k) peak {peak / values.nbytes:.2f}x the input, held "
-          f"{held / values.nbytes:.2f}x (order, centroids)", flush=True)
+    print(
+        f"  library: sort {sort:.3f} s, centroids {centroids:.3f} s, labels {labels:.3f} s;"
+        f" individual_ranking(values, k) peak {peak / values.nbytes:.2f}x the input, held "
+        f"{held / values.nbytes:.2f}x (order, centroids)",
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -159,14 +181,23 @@ def main() -> None:
     ir_laplace = make_method("ir_laplace", {"k": k, "epsilon": EPSILON})
     for n in args.sizes:
         dataset = synthetic(n, args.m)
-        print(f"n={n} m={args.m} k={k} ({dataset.protected_values.nbytes / 2**20:.0f} MiB "
-              f"input), median of {args.repeats} (reference: {args.ref_repeats}), a fresh "
-              "view each run:", flush=True)
-        compare(dataset, ir, lambda view, rng: ir_numpy(view, k), args.repeats,
-                args.ref_repeats, None)
-        compare(dataset, ir_laplace,
-                lambda view, rng: ir_laplace_numpy(view, k, EPSILON, rng), args.repeats,
-                args.ref_repeats, BUDGET_S.get((n, args.m)))
+        print(
+            f"n={n} m={args.m} k={k} ({dataset.protected_values.nbytes / 2**20:.0f} MiB "
+            f"input), median of {args.repeats} (reference: {args.ref_repeats}), a fresh "
+            "view each run:",
+            flush=True,
+        )
+        compare(
+            dataset, ir, lambda view, rng: ir_numpy(view, k), args.repeats, args.ref_repeats, None
+        )
+        compare(
+            dataset,
+            ir_laplace,
+            lambda view, rng: ir_laplace_numpy(view, k, EPSILON, rng),
+            args.repeats,
+            args.ref_repeats,
+            BUDGET_S.get((n, args.m)),
+        )
         library_parts(dataset, k)
 
 

@@ -46,8 +46,11 @@ def runtime_experiment() -> tuple[np.ndarray, np.ndarray, list[float]]:
     config = compose_config("+experiment=tclose_runtime")
     dataset = load_dataset(config["dataset"])
     qis, confidential = roles(dataset)
-    return (dataset.protected_values[:, qis],
-            dataset.frame[confidential].to_numpy(dtype=float), list(config["grid"]["t"]))
+    return (
+        dataset.protected_values[:, qis],
+        dataset.frame[confidential].to_numpy(dtype=float),
+        list(config["grid"]["t"]),
+    )
 
 
 def main() -> None:
@@ -56,43 +59,53 @@ def main() -> None:
     parser.add_argument("--t", type=float, nargs="+", default=list(TS))
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--grounds", nargs="+", choices=GROUNDS, default=["distinct"])
-    parser.add_argument("--grid", action="store_true",
-                        help="compare the partitions over the experiment's t grid")
+    parser.add_argument(
+        "--grid", action="store_true", help="compare the partitions over the experiment's t grid"
+    )
     args = parser.parse_args()
     small = np.arange(12.0)
     clock = time.perf_counter()
     k_anonymity_first(small[:, None], small, 2, 0.1)
-    print(f"first call (compilation, or loading the cache): "
-          f"{time.perf_counter() - clock:.2f} s")
+    print(f"first call (compilation, or loading the cache): {time.perf_counter() - clock:.2f} s")
     qi, confidential, grid = runtime_experiment()
-    print(f"Patient Discharge: n={len(qi)}, {qi.shape[1]} quasi-identifiers, "
-          f"{len(np.unique(confidential))} distinct confidential values, k={args.k}; "
-          f"budget {BUDGET_S} s per call", flush=True)
+    print(
+        f"Patient Discharge: n={len(qi)}, {qi.shape[1]} quasi-identifiers, "
+        f"{len(np.unique(confidential))} distinct confidential values, k={args.k}; "
+        f"budget {BUDGET_S} s per call",
+        flush=True,
+    )
     for ground in args.grounds:
         if args.grid:
             same = []
             for t in grid:
                 labels = k_anonymity_first(qi, confidential, args.k, t, ground)
-                same.append(np.array_equal(
-                    labels, k_anonymity_first_numpy(qi, confidential, args.k, t, ground)))
-                print(f"{ground} t={t:<5} same partition: {'yes' if same[-1] else 'NO'}",
-                      flush=True)
-            print(f"{ground}: {sum(same)} of {len(grid)} values of t give the same "
-                  "partition")
+                same.append(
+                    np.array_equal(
+                        labels, k_anonymity_first_numpy(qi, confidential, args.k, t, ground)
+                    )
+                )
+                print(
+                    f"{ground} t={t:<5} same partition: {'yes' if same[-1] else 'NO'}", flush=True
+                )
+            print(f"{ground}: {sum(same)} of {len(grid)} values of t give the same partition")
             continue
         for t in args.t:
             compiled = statistics.median(
                 timed(lambda t=t, g=ground: k_anonymity_first(qi, confidential, args.k, t, g))
-                for _ in range(args.repeats))
+                for _ in range(args.repeats)
+            )
             clock = time.perf_counter()
             expected = k_anonymity_first_numpy(qi, confidential, args.k, t, ground)
             plain = time.perf_counter() - clock
             labels = k_anonymity_first(qi, confidential, args.k, t, ground)
             same = np.array_equal(labels, expected)
-            print(f"{ground} t={t:<5} ({labels.max() + 1} clusters): compiled "
-                  f"{compiled:.3f} s (median of {args.repeats}), NumPy {plain:.2f} s, "
-                  f"x{plain / compiled:.1f}, same partition: {'yes' if same else 'NO'}, "
-                  f"ratio to budget {compiled / BUDGET_S:.2f}", flush=True)
+            print(
+                f"{ground} t={t:<5} ({labels.max() + 1} clusters): compiled "
+                f"{compiled:.3f} s (median of {args.repeats}), NumPy {plain:.2f} s, "
+                f"x{plain / compiled:.1f}, same partition: {'yes' if same else 'NO'}, "
+                f"ratio to budget {compiled / BUDGET_S:.2f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

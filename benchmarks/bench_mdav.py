@@ -53,16 +53,17 @@ def main() -> None:
         values = synthetic(n, args.m)
         compiled = median_time(lambda values=values, k=k: mdav(values, k), args.repeats)
         budget = BUDGETS_S.get((n, k))
-        line = (f"mdav n={n} m={args.m} k={k}: compiled {compiled:.2f} s (median of "
-                f"{args.repeats})")
+        line = f"mdav n={n} m={args.m} k={k}: compiled {compiled:.2f} s (median of {args.repeats})"
         if budget:
             line += f", budget {budget:.1f} s, ratio to budget {compiled / budget:.2f}"
         print(line, flush=True)
         if n <= 30_000:
             plain = timed(lambda values=values, k=k: mdav_numpy(values, k))
             same = np.array_equal(mdav(values, k), mdav_numpy(values, k))
-            print(f"  NumPy loop {plain:.2f} s: compiled x{plain / compiled:.1f} faster, "
-                  f"same partition: {same}")
+            print(
+                f"  NumPy loop {plain:.2f} s: compiled x{plain / compiled:.1f} faster, "
+                f"same partition: {same}"
+            )
     values = synthetic(args.n, args.m)
     clock = time.perf_counter()
     insensitive_labels(values, np.zeros(args.m), 1.5 * values.max(0), args.k)

@@ -70,10 +70,12 @@ def bench(view: Dataset, method: str, k: int, sample: int, repeats: int) -> None
     distinct = len(np.unique(released, axis=0))
     median = statistics.median(times)
     label = f"{method}(k={k})" if method != "original" else "original"
-    print(f"  {label:<14} risk {risk:.4f}  distinct released {distinct:>6}  "
-          f"metric {median:6.2f} s  brute force {per_record * view.n:7.1f} s (from "
-          f"{sample} records)  ratio {per_record * view.n / median:6.1f}x  "
-          f"peak {peak:5.0f} MB  sample equal: {exact}")
+    print(
+        f"  {label:<14} risk {risk:.4f}  distinct released {distinct:>6}  "
+        f"metric {median:6.2f} s  brute force {per_record * view.n:7.1f} s (from "
+        f"{sample} records)  ratio {per_record * view.n / median:6.1f}x  "
+        f"peak {peak:5.0f} MB  sample equal: {exact}"
+    )
 
 
 def main() -> None:
@@ -82,8 +84,10 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args()
-    for title, overrides in (("adult_numeric (age, hours-per-week)", ()),
-                             ("adult, six numerical attributes", (f"dataset.attributes={SIX}",))):
+    for title, overrides in (
+        ("adult_numeric (age, hours-per-week)", ()),
+        ("adult, six numerical attributes", (f"dataset.attributes={SIX}",)),
+    ):
         view = load_dataset(compose_config("dataset=adult_numeric", *overrides)["dataset"])
         print(f"{title}: n = {view.n}, m = {len(view.protected)}")
         for method in ("original", "mdav", "ir"):

@@ -36,6 +36,7 @@ BUDGETS_S = {"census_ir": 5.0, "tclose_runtime": 75.0, "all": 720.0}
 def calibrate() -> float:
     """Median seconds of a fixed pure-Python loop (3·10⁶ additions), the machine's speed
     for the interpreter-bound fixed costs of a run."""
+
     def loop() -> float:
         clock = time.perf_counter()
         total = 0
@@ -49,18 +50,28 @@ def calibrate() -> float:
 def run_once(name: str, n_jobs: int) -> tuple[float, Path]:
     """Wall seconds of one run of experiment ``name`` into a fresh folder (kept until exit)."""
     out = Path(tempfile.mkdtemp(prefix=f"bench_{name}_"))
-    command = [sys.executable, str(ROOT / "run.py"), f"+experiment={name}",
-               f"n_jobs={n_jobs}", f"results_dir={out}"]
+    command = [
+        sys.executable,
+        str(ROOT / "run.py"),
+        f"+experiment={name}",
+        f"n_jobs={n_jobs}",
+        f"results_dir={out}",
+    ]
     clock = time.perf_counter()
-    subprocess.run(command, check=True, cwd=ROOT, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
+    subprocess.run(
+        command, check=True, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     return time.perf_counter() - clock, out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", nargs="+", default=["census_ir", "tclose_runtime"],
-                        help="experiments to time (`all` for every paper experiment)")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        default=["census_ir", "tclose_runtime"],
+        help="experiments to time (`all` for every paper experiment)",
+    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--n-jobs", type=int, default=2)
     args = parser.parse_args()
@@ -77,8 +88,10 @@ def main() -> None:
         if name == "all":
             for record in sorted(runs[0][1].rglob("run.json")):
                 data = json.loads(record.read_text())
-                print(f"  {record.parent.name:36} {data['wall_time_s']:8.1f} s "
-                      f"({data['n_cells']} cells)")
+                print(
+                    f"  {record.parent.name:36} {data['wall_time_s']:8.1f} s "
+                    f"({data['n_cells']} cells)"
+                )
     print(f"machine: reference loop {calibrate() * 1e3:.0f} ms", flush=True)
 
 

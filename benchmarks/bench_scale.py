@@ -114,8 +114,10 @@ CASES: tuple[Case, ...] = (
     Case("idp", "dp_um", {"k": 10, **EPS}),
     Case("idp", "idp_ls", {"k": 10, **EPS}),
     Case("idp", "idp_cbls", {"k": 10, **EPS}),
-    *(Case("tcloseness", name, {"k": 5, "t": 0.1}, data="discharge", quadratic=True)
-      for name in ("tclose_merge", "tclose_kfirst", "tclose_tfirst")),
+    *(
+        Case("tcloseness", name, {"k": 5, "t": 0.1}, data="discharge", quadratic=True)
+        for name in ("tclose_merge", "tclose_kfirst", "tclose_tfirst")
+    ),
 )
 FAMILIES = tuple(dict.fromkeys(case.family for case in CASES))
 CASE_OF = {case.method: case for case in CASES}
@@ -133,8 +135,9 @@ def synthetic_dataset(case: Case, n: int) -> Dataset:
         names = [f"a{j}" for j in range(case.m)]
         roles = None
     frame = pd.DataFrame(values, columns=names)
-    domains = {name: [0.0, 1.5 * float(high)] for name, high in zip(names, values.max(0),
-                                                                     strict=True)}
+    domains = {
+        name: [0.0, 1.5 * float(high)] for name, high in zip(names, values.max(0), strict=True)
+    }
     dataset = build_dataset("synthetic", frame, names, domains=domains, roles=roles)
     return dataset.protect_first(case.m)
 
@@ -189,22 +192,35 @@ def measure_one(case: Case, n: int, repeats: int, long_s: float, seed: int = 0) 
         del released, view
         if sum(release_s) > long_s:
             break
-    return {"method": case.method, "n": n, "repeats": len(release_s),
-            "release_s": statistics.median(release_s), "protect_s": statistics.median(protect_s),
-            "cpu_s": statistics.median(cpu_s), "all_release_s": release_s,
-            "peak_extra_bytes": peak_rss() - baseline,
-            "baseline_bytes": baseline, "data_bytes": n * case.columns * 8,
-            "peak_reset": reset}
+    return {
+        "method": case.method,
+        "n": n,
+        "repeats": len(release_s),
+        "release_s": statistics.median(release_s),
+        "protect_s": statistics.median(protect_s),
+        "cpu_s": statistics.median(cpu_s),
+        "all_release_s": release_s,
+        "peak_extra_bytes": peak_rss() - baseline,
+        "baseline_bytes": baseline,
+        "data_bytes": n * case.columns * 8,
+        "peak_reset": reset,
+    }
 
 
-def run_child(case: Case, n: int, repeats: int, long_s: float,
-              timeout: float | None = None) -> dict[str, Any]:
+def run_child(
+    case: Case, n: int, repeats: int, long_s: float, timeout: float | None = None
+) -> dict[str, Any]:
     """:func:`measure_one` in a fresh Python process; an ``error`` entry if it failed or
     took over ``timeout`` seconds."""
     spec = json.dumps({"method": case.method, "n": n, "repeats": repeats, "long": long_s})
     try:
-        done = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", spec],
-                              capture_output=True, text=True, check=False, timeout=timeout)
+        done = subprocess.run(
+            [sys.executable, os.path.abspath(__file__), "--one", spec],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=timeout,
+        )
     except subprocess.TimeoutExpired:
         return {"method": case.method, "n": n, "error": f"over the {timeout:g} s timeout"}
     lines = done.stdout.strip().splitlines()
@@ -216,49 +232,74 @@ def run_child(case: Case, n: int, repeats: int, long_s: float,
 
 def seconds_text(seconds: float) -> str:
     """Seconds to the millisecond below 10 s, to the tenth below 1,000 s, whole above."""
-    return f"{seconds:.3f}" if seconds < 10 else (f"{seconds:.1f}" if seconds < 1000
-                                                   else f"{seconds:,.0f}")
+    return (
+        f"{seconds:.3f}"
+        if seconds < 10
+        else (f"{seconds:.1f}" if seconds < 1000 else f"{seconds:,.0f}")
+    )
 
 
 def exponent(small: dict[str, Any], large: dict[str, Any]) -> float:
     """Slope of log time against log n between two measured rows."""
-    return (math.log(large["release_s"] / small["release_s"])
-            / math.log(large["n"] / small["n"]))
+    return math.log(large["release_s"] / small["release_s"]) / math.log(large["n"] / small["n"])
 
 
 def machine() -> str:
     model = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as info:
-            model = next((line.split(":", 1)[1].strip() for line in info
-                          if line.startswith("model name")), model)
+            model = next(
+                (line.split(":", 1)[1].strip() for line in info if line.startswith("model name")),
+                model,
+            )
     except OSError:
         pass
     import numba
 
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else "?"
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    return (f"machine: {model}; {os.cpu_count()} CPUs ({usable} usable), load {load}\n"
-            f"python {platform.python_version()}, numpy {np.__version__}, numba "
-            f"{numba.__version__}, pandas {pd.__version__}; OMP_NUM_THREADS="
-            f"{os.environ['OMP_NUM_THREADS']} OPENBLAS_NUM_THREADS="
-            f"{os.environ['OPENBLAS_NUM_THREADS']}")
+    return (
+        f"machine: {model}; {os.cpu_count()} CPUs ({usable} usable), load {load}\n"
+        f"python {platform.python_version()}, numpy {np.__version__}, numba "
+        f"{numba.__version__}, pandas {pd.__version__}; OMP_NUM_THREADS="
+        f"{os.environ['OMP_NUM_THREADS']} OPENBLAS_NUM_THREADS="
+        f"{os.environ['OPENBLAS_NUM_THREADS']}"
+    )
 
 
-HEADER = (f"{'family':<11}{'method':<15}{'n':>9} {'m':>4}{'k':>4} {'ε/t':<6}"
-          f"{'seconds':>11}{'protect':>9}{'cpu':>9}{'reps':>5}{'peak MiB':>10}{'× data':>8}"
-          f"{'exponent':>9}")
+HEADER = (
+    f"{'family':<11}{'method':<15}{'n':>9} {'m':>4}{'k':>4} {'ε/t':<6}"
+    f"{'seconds':>11}{'protect':>9}{'cpu':>9}{'reps':>5}{'peak MiB':>10}{'× data':>8}"
+    f"{'exponent':>9}"
+)
 
 
-def row(case: Case, n: int, seconds: str, protect: str = "", cpu: str = "", reps: str = "",
-        mib: str = "", multiple: str = "", slope: str = "") -> str:
-    return (f"{case.family:<11}{case.method:<15}{n:>9,} {case.shape:>4}"
-            f"{case.params.get('k', ''):>4} {case.setting:<6}{seconds:>11}{protect:>9}{cpu:>9}"
-            f"{reps:>5}{mib:>10}{multiple:>8}{slope:>9}")
+def row(
+    case: Case,
+    n: int,
+    seconds: str,
+    protect: str = "",
+    cpu: str = "",
+    reps: str = "",
+    mib: str = "",
+    multiple: str = "",
+    slope: str = "",
+) -> str:
+    return (
+        f"{case.family:<11}{case.method:<15}{n:>9,} {case.shape:>4}"
+        f"{case.params.get('k', ''):>4} {case.setting:<6}{seconds:>11}{protect:>9}{cpu:>9}"
+        f"{reps:>5}{mib:>10}{multiple:>8}{slope:>9}"
+    )
 
 
-def bench_case(case: Case, sizes: Sequence[int], quadratic_sizes: Sequence[int], repeats: int,
-               long_s: float, timeout: float | None = None) -> dict[str, Any]:
+def bench_case(
+    case: Case,
+    sizes: Sequence[int],
+    quadratic_sizes: Sequence[int],
+    repeats: int,
+    long_s: float,
+    timeout: float | None = None,
+) -> dict[str, Any]:
     """Measure ``case`` at its sizes, print one row per size (extrapolated ones marked)
     and return what the summary needs."""
     measured_sizes = sorted(set(quadratic_sizes if case.quadratic else sizes))
@@ -271,13 +312,21 @@ def bench_case(case: Case, sizes: Sequence[int], quadratic_sizes: Sequence[int],
         slope = exponent(rows[-1], result) if rows else None
         result["exponent"] = slope
         rows.append(result)
-        print(row(case, n, seconds_text(result["release_s"]), seconds_text(result["protect_s"]),
-                  seconds_text(result["cpu_s"]), str(result["repeats"]),
-                  f"{result['peak_extra_bytes'] / MIB:.1f}",
-                  f"{result['peak_extra_bytes'] / result['data_bytes']:.2f}",
-                  "" if slope is None else f"{slope:.2f}")
-              + ("" if result["peak_reset"] else "  (peak RSS not reset: includes warm-up)"),
-              flush=True)
+        print(
+            row(
+                case,
+                n,
+                seconds_text(result["release_s"]),
+                seconds_text(result["protect_s"]),
+                seconds_text(result["cpu_s"]),
+                str(result["repeats"]),
+                f"{result['peak_extra_bytes'] / MIB:.1f}",
+                f"{result['peak_extra_bytes'] / result['data_bytes']:.2f}",
+                "" if slope is None else f"{slope:.2f}",
+            )
+            + ("" if result["peak_reset"] else "  (peak RSS not reset: includes warm-up)"),
+            flush=True,
+        )
     extrapolated = []
     slope = rows[-1]["exponent"] if rows else None
     if case.quadratic and slope is not None:
@@ -286,15 +335,20 @@ def bench_case(case: Case, sizes: Sequence[int], quadratic_sizes: Sequence[int],
             if n > last["n"]:
                 seconds = last["release_s"] * (n / last["n"]) ** slope
                 extrapolated.append({"n": n, "release_s": seconds})
-                print(row(case, n, f"~{seconds_text(seconds)}")
-                      + f"  extrapolated (exponent {slope:.2f} from n={rows[-2]['n']:,}.."
-                      f"{last['n']:,})", flush=True)
+                print(
+                    row(case, n, f"~{seconds_text(seconds)}")
+                    + f"  extrapolated (exponent {slope:.2f} from n={rows[-2]['n']:,}.."
+                    f"{last['n']:,})",
+                    flush=True,
+                )
     return {"case": case, "measured": rows, "extrapolated": extrapolated, "exponent": slope}
 
 
 def summary(results: Sequence[dict[str, Any]]) -> None:
-    print("\nsummary (exponent between the two largest measured sizes; time at the largest "
-          "size, measured or extrapolated):")
+    print(
+        "\nsummary (exponent between the two largest measured sizes; time at the largest "
+        "size, measured or extrapolated):"
+    )
     for result in results:
         case, rows = result["case"], result["measured"]
         if not rows:
@@ -304,87 +358,130 @@ def summary(results: Sequence[dict[str, Any]]) -> None:
         kind = "extrapolated" if result["extrapolated"] else "measured"
         slope = "n/a" if result["exponent"] is None else f"{result['exponent']:.2f}"
         largest = rows[-1]
-        print(f"  {case.method:<15} exponent {slope:>5}; n={last['n']:,}: "
-              f"{seconds_text(last['release_s'])} s ({kind}); peak extra memory at "
-              f"n={largest['n']:,}: "
-              f"{largest['peak_extra_bytes'] / MIB:.0f} MiB "
-              f"({largest['peak_extra_bytes'] / largest['data_bytes']:.1f}× the data)")
+        print(
+            f"  {case.method:<15} exponent {slope:>5}; n={last['n']:,}: "
+            f"{seconds_text(last['release_s'])} s ({kind}); peak extra memory at "
+            f"n={largest['n']:,}: "
+            f"{largest['peak_extra_bytes'] / MIB:.0f} MiB "
+            f"({largest['peak_extra_bytes'] / largest['data_bytes']:.1f}× the data)"
+        )
     quadratic = [r for r in results if r["case"].quadratic and r["measured"]]
     if quadratic:
-        note = ("Quadratic methods (MDAV and TCM Algorithms 1-3: one distance pass over the "
-                "remaining records per cluster): what would make 10⁶ finish in minutes is "
-                f"partitioning the records into blocks of about {BLOCK:,} (e.g. sorted on the "
-                "first principal direction) and running the method inside each block, n/"
-                f"{BLOCK:,} blocks at the cost of one, linear in n. That is a different "
-                "algorithm (no cluster crosses a block, so other partitions; t-closeness held "
-                "per block) and would be a separately named method.")
+        note = (
+            "Quadratic methods (MDAV and TCM Algorithms 1-3: one distance pass over the "
+            "remaining records per cluster): what would make 10⁶ finish in minutes is "
+            f"partitioning the records into blocks of about {BLOCK:,} (e.g. sorted on the "
+            "first principal direction) and running the method inside each block, n/"
+            f"{BLOCK:,} blocks at the cost of one, linear in n. That is a different "
+            "algorithm (no cluster crosses a block, so other partitions; t-closeness held "
+            "per block) and would be a separately named method."
+        )
         print("\n" + textwrap.fill(note, width=100))
         for result in quadratic:
             at_block = [r for r in result["measured"] if r["n"] == BLOCK]
             target = max([r["n"] for r in result["extrapolated"]], default=None)
             if at_block and target:
                 estimate = target / BLOCK * at_block[0]["release_s"]
-                print(f"  {result['case'].method}: in blocks of {BLOCK:,}, n={target:,} would "
-                      f"take about {target // BLOCK} × {at_block[0]['release_s']:.2f} s = "
-                      f"{seconds_text(estimate)} s")
+                print(
+                    f"  {result['case'].method}: in blocks of {BLOCK:,}, n={target:,} would "
+                    f"take about {target // BLOCK} × {at_block[0]['release_s']:.2f} s = "
+                    f"{seconds_text(estimate)} s"
+                )
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--families", nargs="+", choices=FAMILIES, default=list(FAMILIES))
-    parser.add_argument("--methods", nargs="+", choices=list(CASE_OF),
-                        help="only these methods (within --families)")
-    parser.add_argument("--sizes", type=int, nargs="+",
-                        help="sizes of the linear methods, and those the quadratic ones are "
-                             "extrapolated to (default 10⁴ 10⁵ 10⁶)")
-    parser.add_argument("--quadratic-sizes", type=int, nargs="+",
-                        help="sizes measured for the quadratic methods "
-                             "(default 10⁴ 3·10⁴ 10⁵)")
-    parser.add_argument("--repeats", type=int, help="releases per size, median (default 3, "
-                        "1 with --quick)")
-    parser.add_argument("--long", type=float, default=60.0,
-                        help="stop repeating once the releases of a size took this many "
-                             "seconds (default 60)")
-    parser.add_argument("--quick", action="store_true",
-                        help="small sizes only (2·10³ 5·10³ 2·10⁴, quadratic 2·10³ 5·10³), "
-                             "a smoke check")
-    parser.add_argument("--timeout", type=float,
-                        help="give up on a (method, n) after this many seconds (default none)")
+    parser.add_argument(
+        "--methods", nargs="+", choices=list(CASE_OF), help="only these methods (within --families)"
+    )
+    parser.add_argument(
+        "--sizes",
+        type=int,
+        nargs="+",
+        help="sizes of the linear methods, and those the quadratic ones are "
+        "extrapolated to (default 10⁴ 10⁵ 10⁶)",
+    )
+    parser.add_argument(
+        "--quadratic-sizes",
+        type=int,
+        nargs="+",
+        help="sizes measured for the quadratic methods (default 10⁴ 3·10⁴ 10⁵)",
+    )
+    parser.add_argument(
+        "--repeats", type=int, help="releases per size, median (default 3, 1 with --quick)"
+    )
+    parser.add_argument(
+        "--long",
+        type=float,
+        default=60.0,
+        help="stop repeating once the releases of a size took this many seconds (default 60)",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="small sizes only (2·10³ 5·10³ 2·10⁴, quadratic 2·10³ 5·10³), a smoke check",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        help="give up on a (method, n) after this many seconds (default none)",
+    )
     parser.add_argument("--json", help="also write the measurements to this file")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
         spec = json.loads(args.one)
-        print(json.dumps(measure_one(CASE_OF[spec["method"]], spec["n"], spec["repeats"],
-                                     spec["long"])))
+        print(
+            json.dumps(
+                measure_one(CASE_OF[spec["method"]], spec["n"], spec["repeats"], spec["long"])
+            )
+        )
         return
-    sizes = args.sizes or ([2_000, 5_000, 20_000] if args.quick
-                           else [10_000, 100_000, 1_000_000])
-    quadratic_sizes = args.quadratic_sizes or ([2_000, 5_000] if args.quick
-                                               else [10_000, 30_000, 100_000])
+    sizes = args.sizes or ([2_000, 5_000, 20_000] if args.quick else [10_000, 100_000, 1_000_000])
+    quadratic_sizes = args.quadratic_sizes or (
+        [2_000, 5_000] if args.quick else [10_000, 30_000, 100_000]
+    )
     repeats = args.repeats or (1 if args.quick else 3)
-    cases = [case for case in CASES if case.family in args.families
-             and (not args.methods or case.method in args.methods)]
+    cases = [
+        case
+        for case in CASES
+        if case.family in args.families and (not args.methods or case.method in args.methods)
+    ]
     print(machine())
-    legend = (f"sizes {sizes} (quadratic methods measured at {quadratic_sizes}, extrapolated "
-              f"beyond); median of {repeats} release(s), fewer past {args.long:g} s. seconds: "
-              "method.release (wall clock); protect: the protection alone; cpu: the release's "
-              "processor time (less sensitive to other load on the machine); peak MiB: peak "
-              "RSS over the data set's; × data: that over n × columns × 8 bytes; exponent: "
-              "slope of log seconds against log n from the previous size.")
+    legend = (
+        f"sizes {sizes} (quadratic methods measured at {quadratic_sizes}, extrapolated "
+        f"beyond); median of {repeats} release(s), fewer past {args.long:g} s. seconds: "
+        "method.release (wall clock); protect: the protection alone; cpu: the release's "
+        "processor time (less sensitive to other load on the machine); peak MiB: peak "
+        "RSS over the data set's; × data: that over n × columns × 8 bytes; exponent: "
+        "slope of log seconds against log n from the previous size."
+    )
     print(textwrap.fill(legend, width=100) + "\n")
     print(HEADER)
     clock = time.perf_counter()
-    results = [bench_case(case, sizes, quadratic_sizes, repeats, args.long, args.timeout)
-               for case in cases]
+    results = [
+        bench_case(case, sizes, quadratic_sizes, repeats, args.long, args.timeout) for case in cases
+    ]
     summary(results)
     print(f"\ntotal wall time {time.perf_counter() - clock:.0f} s")
     if args.json:
         with open(args.json, "w") as out:
-            json.dump([{"family": r["case"].family, "method": r["case"].method,
-                        "params": r["case"].params, "m": r["case"].m,
-                        "measured": r["measured"], "extrapolated": r["extrapolated"]}
-                       for r in results], out, indent=1)
+            json.dump(
+                [
+                    {
+                        "family": r["case"].family,
+                        "method": r["case"].method,
+                        "params": r["case"].params,
+                        "m": r["case"].m,
+                        "measured": r["measured"],
+                        "extrapolated": r["extrapolated"],
+                    }
+                    for r in results
+                ],
+                out,
+                indent=1,
+            )
 
 
 if __name__ == "__main__":

@@ -47,10 +47,14 @@ def main() -> None:
     parser.add_argument("--methods", nargs="+", default=["mst", "aim", "ir_laplace"])
     args = parser.parse_args()
     view = load_dataset(compose_config("dataset=census")["dataset"])
-    print(f"Census {view.n} x {len(view.protected)}, epsilon = {args.epsilon}, "
-          f"seed {args.seed}, median of {args.repeats} later runs")
-    print(f"{'method':<11} {'first s':>8} {'median s':>9} {'JSD':>7} {'corr diff':>10} "
-          f"{'2-way TVD':>10}  rerun identical")
+    print(
+        f"Census {view.n} x {len(view.protected)}, epsilon = {args.epsilon}, "
+        f"seed {args.seed}, median of {args.repeats} later runs"
+    )
+    print(
+        f"{'method':<11} {'first s':>8} {'median s':>9} {'JSD':>7} {'corr diff':>10} "
+        f"{'2-way TVD':>10}  rerun identical"
+    )
     for name in args.methods:
         method = make_method(name, {**PARAMS, "epsilon": args.epsilon})
         method.check_dataset(view)
@@ -65,10 +69,15 @@ def main() -> None:
         again = method.protect(view, np.random.default_rng(args.seed))
         same = first.values.tobytes() == again.values.tobytes()
         jsd = get_metric("jsd").of_release(view, first)
-        tvd = (get_metric("marginal_tvd").of_release(view, first) if "marginal_tvd" in METRICS
-               else float("nan"))
-        print(f"{name:<11} {first_seconds:8.2f} {statistics.median(times):9.2f} {jsd:7.4f} "
-              f"{correlation_difference(view, first):10.4f} {tvd:10.4f}  {same}")
+        tvd = (
+            get_metric("marginal_tvd").of_release(view, first)
+            if "marginal_tvd" in METRICS
+            else float("nan")
+        )
+        print(
+            f"{name:<11} {first_seconds:8.2f} {statistics.median(times):9.2f} {jsd:7.4f} "
+            f"{correlation_difference(view, first):10.4f} {tvd:10.4f}  {same}"
+        )
 
 
 if __name__ == "__main__":

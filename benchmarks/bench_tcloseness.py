@@ -48,8 +48,7 @@ def patient_discharge() -> tuple[np.ndarray, np.ndarray]:
     config = compose_config("+experiment=tclose_runtime")["dataset"]
     dataset = load_dataset(config)
     qis, confidential = roles(dataset)
-    return (dataset.protected_values[:, qis],
-            dataset.frame[confidential].to_numpy(dtype=float))
+    return (dataset.protected_values[:, qis], dataset.frame[confidential].to_numpy(dtype=float))
 
 
 def median_times(fn, repeats: int) -> tuple[float, float]:
@@ -63,15 +62,18 @@ def median_times(fn, repeats: int) -> tuple[float, float]:
     return statistics.median(walls), statistics.median(cpus)
 
 
-def compare(name: str, compiled_fn, numpy_fn, repeats: int, numpy_repeats: int,
-            budget: float | None) -> None:
+def compare(
+    name: str, compiled_fn, numpy_fn, repeats: int, numpy_repeats: int, budget: float | None
+) -> None:
     compiled, compiled_cpu = median_times(compiled_fn, repeats)
     plain, plain_cpu = median_times(numpy_fn, numpy_repeats)
     same = np.array_equal(compiled_fn(), numpy_fn())
-    line = (f"{name}: compiled {compiled:.3f} s (CPU {compiled_cpu:.3f} s; median of "
-            f"{repeats}), NumPy {plain:.3f} s (CPU {plain_cpu:.3f} s; median of "
-            f"{numpy_repeats}), x{plain / compiled:.1f}, same partition: "
-            f"{'yes' if same else 'NO'}")
+    line = (
+        f"{name}: compiled {compiled:.3f} s (CPU {compiled_cpu:.3f} s; median of "
+        f"{repeats}), NumPy {plain:.3f} s (CPU {plain_cpu:.3f} s; median of "
+        f"{numpy_repeats}), x{plain / compiled:.1f}, same partition: "
+        f"{'yes' if same else 'NO'}"
+    )
     if budget:
         line += f", ratio to budget {compiled / budget:.2f} (CPU {compiled_cpu / budget:.2f})"
     print(line, flush=True)
@@ -92,31 +94,45 @@ def main() -> None:
     clock = time.perf_counter()
     for ground in args.grounds:
         merge_until_t_close(small[:, None], np.arange(12) // 2, OrderedEMD(small, ground), 0.1)
-    print(f"first calls (compilation, or loading the cache): tclose_tfirst "
-          f"{first_tfirst:.2f} s, merge_until_t_close {time.perf_counter() - clock:.2f} s")
+    print(
+        f"first calls (compilation, or loading the cache): tclose_tfirst "
+        f"{first_tfirst:.2f} s, merge_until_t_close {time.perf_counter() - clock:.2f} s"
+    )
     qi, confidential = patient_discharge()
     n = len(qi)
-    print(f"Patient Discharge: n={n}, {qi.shape[1]} quasi-identifiers, "
-          f"{len(np.unique(confidential))} distinct confidential values, k={args.k}")
+    print(
+        f"Patient Discharge: n={n}, {qi.shape[1]} quasi-identifiers, "
+        f"{len(np.unique(confidential))} distinct confidential values, k={args.k}"
+    )
     for t in args.t:
         size = tfirst_cluster_size(n, args.k, t)
-        compare(f"tclose_tfirst t={t:<5} k'={size:<3}",
-                lambda t=t: tclose_tfirst(qi, confidential, args.k, t),
-                lambda t=t: tclose_tfirst_numpy(qi, confidential, args.k, t),
-                args.repeats, args.numpy_repeats, TFIRST_BUDGET_S)
+        compare(
+            f"tclose_tfirst t={t:<5} k'={size:<3}",
+            lambda t=t: tclose_tfirst(qi, confidential, args.k, t),
+            lambda t=t: tclose_tfirst_numpy(qi, confidential, args.k, t),
+            args.repeats,
+            args.numpy_repeats,
+            TFIRST_BUDGET_S,
+        )
     clock = time.perf_counter()
     labels = mdav(qi, args.k)
     points = standardise(qi)
-    print(f"MDAV k={args.k}: {labels.max() + 1} clusters in {time.perf_counter() - clock:.2f} s "
-          "(not in the timings below)")
+    print(
+        f"MDAV k={args.k}: {labels.max() + 1} clusters in {time.perf_counter() - clock:.2f} s "
+        "(not in the timings below)"
+    )
     for ground in args.grounds:
         emd = OrderedEMD(confidential, ground)
         for t in args.t:
             merged = merge_until_t_close(points, labels, emd, t)
-            compare(f"merging {ground:8s} t={t:<5} ({merged.max() + 1:5d} clusters)",
-                    lambda t=t, emd=emd: merge_until_t_close(points, labels, emd, t),
-                    lambda t=t, emd=emd: merge_until_t_close_numpy(points, labels, emd, t),
-                    args.repeats, args.numpy_repeats, None)
+            compare(
+                f"merging {ground:8s} t={t:<5} ({merged.max() + 1:5d} clusters)",
+                lambda t=t, emd=emd: merge_until_t_close(points, labels, emd, t),
+                lambda t=t, emd=emd: merge_until_t_close_numpy(points, labels, emd, t),
+                args.repeats,
+                args.numpy_repeats,
+                None,
+            )
 
 
 if __name__ == "__main__":

@@ -56,8 +56,10 @@ def synthetic(n: int, seed: int = 2010) -> tuple[np.ndarray, np.ndarray]:
 
 def describe(labels: np.ndarray, emd: OrderedEMD) -> str:
     sizes = np.bincount(labels)
-    return (f"{len(sizes):6d} clusters  size min {sizes.min():5d} mean {sizes.mean():8.1f}"
-            f"  max EMD {emd.of_partition(labels).max():.4f}")
+    return (
+        f"{len(sizes):6d} clusters  size min {sizes.min():5d} mean {sizes.mean():8.1f}"
+        f"  max EMD {emd.of_partition(labels).max():.4f}"
+    )
 
 
 def main() -> None:
@@ -65,28 +67,35 @@ def main() -> None:
     parser.add_argument("--t", type=float, nargs="+", default=list(T_GRID))
     parser.add_argument("--n", type=int, default=23_435)
     parser.add_argument("--k", type=int, default=2)
-    parser.add_argument("--methods", nargs="+", choices=["merge", "kfirst"],
-                        default=["merge", "kfirst"])
+    parser.add_argument(
+        "--methods", nargs="+", choices=["merge", "kfirst"], default=["merge", "kfirst"]
+    )
     args = parser.parse_args()
     qi, confidential = synthetic(args.n)
     emd = OrderedEMD(confidential)
-    print(f"n={args.n} quasi-identifiers={qi.shape[1]} distinct confidential values={emd.m} "
-          f"k={args.k}; budget {BUDGET_S:.0f} s per t and method")
+    print(
+        f"n={args.n} quasi-identifiers={qi.shape[1]} distinct confidential values={emd.m} "
+        f"k={args.k}; budget {BUDGET_S:.0f} s per t and method"
+    )
     for t in args.t:
         if "merge" in args.methods:
             clock = time.perf_counter()
             labels = tclose_merge(qi, confidential, args.k, t)
             wall = time.perf_counter() - clock
-            print(f"t={t:<5} tclose_merge   {wall:6.1f} s"
-                  f"                          {describe(labels, emd)}")
+            print(
+                f"t={t:<5} tclose_merge   {wall:6.1f} s"
+                f"                          {describe(labels, emd)}"
+            )
         if "kfirst" in args.methods:
             clock = time.perf_counter()
             first = k_anonymity_first(qi, confidential, args.k, t)
             split = time.perf_counter() - clock
             labels = merge_until_t_close(standardise(qi), first, emd, t)
             wall = time.perf_counter() - clock
-            print(f"t={t:<5} tclose_kfirst  {wall:6.1f} s (Algorithm 2 {split:5.1f} s, "
-                  f"merging {wall - split:4.1f} s)  {describe(labels, emd)}")
+            print(
+                f"t={t:<5} tclose_kfirst  {wall:6.1f} s (Algorithm 2 {split:5.1f} s, "
+                f"merging {wall - split:4.1f} s)  {describe(labels, emd)}"
+            )
             print(f"{'':8s}k_anonymity_first alone:{'':23s}{describe(first, emd)}")
 
 

@@ -41,13 +41,13 @@ def synthetic(n: int, m: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """``(n, m)`` integer-coded quasi-identifiers and ``(n,)`` skewed charges (~300 values)."""
     rng = np.random.default_rng(seed)
     columns = [
-        rng.integers(0, 100, n),                          # age
-        rng.integers(0, 2, n),                            # sex
-        rng.zipf(1.6, n).clip(max=400),                   # zip code area, skewed
-        rng.integers(0, 365, n),                          # admission day
-        rng.geometric(0.25, n).clip(max=60),              # length of stay
-        rng.integers(0, 6, n),                            # admission source
-        rng.integers(0, 25, n),                           # diagnosis group
+        rng.integers(0, 100, n),  # age
+        rng.integers(0, 2, n),  # sex
+        rng.zipf(1.6, n).clip(max=400),  # zip code area, skewed
+        rng.integers(0, 365, n),  # admission day
+        rng.geometric(0.25, n).clip(max=60),  # length of stay
+        rng.integers(0, 6, n),  # admission source
+        rng.integers(0, 25, n),  # diagnosis group
     ]
     while len(columns) < m:
         columns.append(rng.integers(0, 50, n))
@@ -65,7 +65,7 @@ def cluster_emds(emd: OrderedEMD, labels: np.ndarray, chunk: int = 256) -> np.nd
     out = []
     for first in range(0, labels.max() + 1, chunk):
         last = min(first + chunk, labels.max() + 1)
-        records = order[starts[first]:starts[last]]
+        records = order[starts[first] : starts[last]]
         flat = (labels[records] - first) * emd.m + emd.bins[records]
         counts = np.bincount(flat, minlength=(last - first) * emd.m)
         out.append(emd.of_counts(counts.reshape(last - first, emd.m)))
@@ -85,8 +85,10 @@ def main() -> None:
     ranks = np.empty(args.n)
     ranks[np.argsort(charges, kind="stable")] = np.arange(args.n)
     rank_emd = OrderedEMD(ranks)
-    print(f"n={args.n} m={args.m} k={args.k}: {emd.m} distinct confidential values, "
-          f"budget {BUDGET_S} s per t")
+    print(
+        f"n={args.n} m={args.m} k={args.k}: {emd.m} distinct confidential values, "
+        f"budget {BUDGET_S} s per t"
+    )
     for t in args.t:
         clock = time.perf_counter()
         labels = tclose_tfirst(qi, charges, args.k, t)
@@ -96,13 +98,16 @@ def main() -> None:
         emds = cluster_emds(emd, labels)
         rank_emds = cluster_emds(rank_emd, labels)
         bound = proposition_2_bound(args.n, size)
-        print(f"t={t:.2f}: {wall:6.2f} s (ratio {wall / BUDGET_S:.2f}), k'={size}, "
-              f"{len(sizes)} clusters, size min {sizes.min()} mean {sizes.mean():.3f}; "
-              f"Prop. 2 bound {bound:.4f}; max EMD {emds.max():.4f} "
-              f"({int((emds > bound + 1e-12).sum())} over bound, {int((emds > t).sum())} over t);"
-              f" max rank EMD {rank_emds.max():.4f} "
-              f"({int((rank_emds > bound + 1e-12).sum())} over bound, "
-              f"{int((rank_emds > t).sum())} over t)")
+        print(
+            f"t={t:.2f}: {wall:6.2f} s (ratio {wall / BUDGET_S:.2f}), k'={size}, "
+            f"{len(sizes)} clusters, size min {sizes.min()} mean {sizes.mean():.3f}; "
+            f"Prop. 2 bound {bound:.4f}; max EMD {emds.max():.4f} "
+            f"({int((emds > bound + 1e-12).sum())} over bound, {int((emds > t).sum())} over t);"
+            f" max rank EMD {rank_emds.max():.4f} "
+            f"({int((rank_emds > bound + 1e-12).sum())} over bound, "
+            f"{int((rank_emds > t).sum())} over t)"
+        )
+
 
 if __name__ == "__main__":
     main()

@@ -38,14 +38,14 @@ def verdicts(results: Path) -> dict[tuple[str, str, str], str]:
             for verdict in claim.readings:
                 if verdict.result is not None:
                     name = verdict.reading.name if verdict.reading else "-"
-                    found[(target.target.title_line, claim.result.id, name)] = \
-                        verdict.result.status
+                    found[(target.target.title_line, claim.result.id, name)] = verdict.result.status
     return found
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--profile", default="quick")
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "stability")
@@ -57,10 +57,20 @@ def main(argv: list[str] | None = None) -> int:
         base = args.out / f"seed_{seed}"
         if not args.no_run:
             clock = time.perf_counter()
-            subprocess.run([sys.executable, str(ROOT / "run.py"), "+experiment=all",
-                            f"profile={args.profile}", f"seed={seed}", f"results_dir={base}",
-                            f"n_jobs={args.n_jobs}"], check=True, cwd=ROOT,
-                           stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [
+                    sys.executable,
+                    str(ROOT / "run.py"),
+                    "+experiment=all",
+                    f"profile={args.profile}",
+                    f"seed={seed}",
+                    f"results_dir={base}",
+                    f"n_jobs={args.n_jobs}",
+                ],
+                check=True,
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+            )
             times[seed] = time.perf_counter() - clock
         by_seed[seed] = verdicts(base / args.profile if args.profile != "paper" else base)
     keys = sorted(set().union(*by_seed.values()))
@@ -76,8 +86,10 @@ def main(argv: list[str] | None = None) -> int:
         counts = Counter(by_seed[seed].values())
         took = f" in {times[seed]:.0f} s" if seed in times else ""
         print(f"  seed {seed}{took}: " + ", ".join(f"{counts[s]} {s}" for s in STATUSES))
-    print(f"differ between seeds: {len(differ)}; reproduced under one seed and contradicted "
-          f"under another: {len(flips)}")
+    print(
+        f"differ between seeds: {len(differ)}; reproduced under one seed and contradicted "
+        f"under another: {len(flips)}"
+    )
     for (target, claim, reading), seen in differ:
         mark = "FLIP " if (target, claim, reading) in flips else "     "
         print(f"  {mark}{target} {claim} [{reading}]: " + " / ".join(seen))

@@ -35,8 +35,9 @@ class SortedColumnsNumpy:
     ordered: np.ndarray
 
     def columns(self, positions: list[int]) -> SortedColumnsNumpy:
-        return SortedColumnsNumpy(self.order[:, positions], self.ranks[:, positions],
-                                  self.ordered[:, positions])
+        return SortedColumnsNumpy(
+            self.order[:, positions], self.ranks[:, positions], self.ordered[:, positions]
+        )
 
 
 @dataclass(frozen=True)
@@ -59,13 +60,17 @@ def sort_columns_numpy(values: np.ndarray) -> SortedColumnsNumpy:
     order = np.argsort(np.ascontiguousarray(matrix.T), axis=1, kind="stable").T
     ranks = np.empty_like(order)
     np.put_along_axis(ranks, order, np.arange(len(matrix))[:, None], axis=0)
-    return SortedColumnsNumpy(order=order, ranks=ranks,
-                              ordered=np.take_along_axis(matrix, order, axis=0))
+    return SortedColumnsNumpy(
+        order=order, ranks=ranks, ordered=np.take_along_axis(matrix, order, axis=0)
+    )
 
 
-def individual_ranking_numpy(values: np.ndarray, k: int,
-                             sorted_columns: SortedColumnsNumpy | None = None,
-                             remainder: str = "last") -> IndividualRankingNumpy:
+def individual_ranking_numpy(
+    values: np.ndarray,
+    k: int,
+    sorted_columns: SortedColumnsNumpy | None = None,
+    remainder: str = "last",
+) -> IndividualRankingNumpy:
     """Microaggregate each column of ``values`` independently (DP-IR §2.1)."""
     if sorted_columns is None:
         sorted_columns = sort_columns_numpy(values)
@@ -75,19 +80,31 @@ def individual_ranking_numpy(values: np.ndarray, k: int,
     sizes = cluster_sizes(n, k, remainder)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     centroids = np.add.reduceat(ordered, starts, axis=0) / sizes[:, None]
-    return IndividualRankingNumpy(labels=rank_labels[sorted_columns.ranks], centroids=centroids,
-                                  sizes=sizes, ordered=ordered, starts=starts)
+    return IndividualRankingNumpy(
+        labels=rank_labels[sorted_columns.ranks],
+        centroids=centroids,
+        sizes=sizes,
+        ordered=ordered,
+        starts=starts,
+    )
 
 
-def _categorical_clusters(dataset: Dataset, k: int,
-                          remainder: str = "last") -> dict[int, np.ndarray]:
+def _categorical_clusters(
+    dataset: Dataset, k: int, remainder: str = "last"
+) -> dict[int, np.ndarray]:
     attrs, values = dataset.protected_attributes, dataset.protected_values
-    return {j: ranking_clusters(attrs[j].taxonomy, codes_of(values, j), k, remainder)
-            for j in split_kinds(dataset)[1]}
+    return {
+        j: ranking_clusters(attrs[j].taxonomy, codes_of(values, j), k, remainder)
+        for j in split_kinds(dataset)[1]
+    }
 
 
-def ir_numpy(dataset: Dataset, k: int, remainder: str = "last",
-             sorted_columns: SortedColumnsNumpy | None = None) -> Release:
+def ir_numpy(
+    dataset: Dataset,
+    k: int,
+    remainder: str = "last",
+    sorted_columns: SortedColumnsNumpy | None = None,
+) -> Release:
     """``IndividualRankingMethod(k, remainder).protect(dataset, rng)``; ``sorted_columns``
     (:func:`sort_columns_numpy` of ``dataset.protected_values``) plays the data set's
     cached sort."""
@@ -99,8 +116,9 @@ def ir_numpy(dataset: Dataset, k: int, remainder: str = "last",
     if numeric:
         if sorted_columns is None:
             sorted_columns = sort_columns_numpy(values)
-        ranking = individual_ranking_numpy(values[:, numeric], k,
-                                           sorted_columns.columns(numeric), remainder)
+        ranking = individual_ranking_numpy(
+            values[:, numeric], k, sorted_columns.columns(numeric), remainder
+        )
         released[:, numeric] = ranking.release()
         labels[:, numeric] = ranking.labels
     for j, clusters in _categorical_clusters(dataset, k, remainder).items():
@@ -110,9 +128,14 @@ def ir_numpy(dataset: Dataset, k: int, remainder: str = "last",
     return Release(dataset, postprocess(dataset, released, noisy=False), labels=labels)
 
 
-def ir_laplace_numpy(dataset: Dataset, k: int, epsilon: float, rng: np.random.Generator,
-                     remainder: str = "last",
-                     sorted_columns: SortedColumnsNumpy | None = None) -> Release:
+def ir_laplace_numpy(
+    dataset: Dataset,
+    k: int,
+    epsilon: float,
+    rng: np.random.Generator,
+    remainder: str = "last",
+    sorted_columns: SortedColumnsNumpy | None = None,
+) -> Release:
     """``IndividualRankingLaplace(k, epsilon, remainder).protect(dataset, rng)`` (DP-IR
     Algorithm 1): the same random draws in the same order."""
     attrs = dataset.protected_attributes
@@ -126,8 +149,9 @@ def ir_laplace_numpy(dataset: Dataset, k: int, epsilon: float, rng: np.random.Ge
     if numeric:
         if sorted_columns is None:
             sorted_columns = sort_columns_numpy(values)
-        ranking = individual_ranking_numpy(values[:, numeric], k,
-                                           sorted_columns.columns(numeric), remainder)
+        ranking = individual_ranking_numpy(
+            values[:, numeric], k, sorted_columns.columns(numeric), remainder
+        )
         widths = np.array([attrs[j].width for j in numeric])
         mechanism = LaplaceMechanism(individual_ranking_sensitivity(widths, k), budget)
         noisy_centroids = mechanism.randomise(ranking.centroids, rng)
@@ -136,9 +160,9 @@ def ir_laplace_numpy(dataset: Dataset, k: int, epsilon: float, rng: np.random.Ge
         scale[numeric] = mechanism.scale
     for j, clusters in _categorical_clusters(dataset, k, remainder).items():
         taxonomy = attrs[j].taxonomy
-        chosen = private_centroid_codes(taxonomy, codes_of(values, j), clusters, budget,
-                                        order_path_sensitivity(taxonomy), rng)
+        chosen = private_centroid_codes(
+            taxonomy, codes_of(values, j), clusters, budget, order_path_sensitivity(taxonomy), rng
+        )
         noisy[:, j] = chosen[clusters]
         labels[:, j] = clusters
-    return Release(dataset, postprocess(dataset, noisy, noisy=True), labels=labels,
-                   scale=scale)
+    return Release(dataset, postprocess(dataset, noisy, noisy=True), labels=labels, scale=scale)

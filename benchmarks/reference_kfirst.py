@@ -37,8 +37,7 @@ class _Pool(RemainingRecords):
     def _renumber(self) -> None:
         self.positions = np.arange(len(self.bins))
         self.order = np.argsort(self.bins, kind="stable")
-        self.bin_start = np.concatenate(
-            [[0], np.cumsum(np.bincount(self.bins, minlength=self.m))])
+        self.bin_start = np.concatenate([[0], np.cumsum(np.bincount(self.bins, minlength=self.m))])
 
     def sq_distances(self, point: np.ndarray, fill: float) -> np.ndarray:
         """Squared Euclidean distances to ``point``; ``fill`` at clustered positions."""
@@ -64,13 +63,11 @@ class _Pool(RemainingRecords):
             self._renumber()
 
 
-def _first_after(values: np.ndarray, positions: np.ndarray, after: tuple[float, int]
-                 ) -> int:
+def _first_after(values: np.ndarray, positions: np.ndarray, after: tuple[float, int]) -> int:
     """Index in ``values`` of the smallest (value, position) greater than ``after``, −1 if
     none is (``inf`` values are not candidates)."""
     value, position = after
-    valid = ((values > value) | ((values == value) & (positions > position))) & (
-        values < np.inf)
+    valid = ((values > value) | ((values == value) & (positions > position))) & (values < np.inf)
     if not valid.any():
         return -1
     masked = np.where(valid, values, np.inf)
@@ -78,8 +75,9 @@ def _first_after(values: np.ndarray, positions: np.ndarray, after: tuple[float, 
     return int(ties[np.argmin(positions[ties])])
 
 
-def _generate_cluster(pool: _Pool, emd: OrderedEMD, seed: int, from_seed: np.ndarray,
-                      k: int, threshold: float) -> np.ndarray:
+def _generate_cluster(
+    pool: _Pool, emd: OrderedEMD, seed: int, from_seed: np.ndarray, k: int, threshold: float
+) -> np.ndarray:
     """GenerateCluster(x, X', X, k, t) of TCM Algorithm 2 (§6); returns pool positions.
 
     ``from_seed`` holds squared distances from the seed record to every pool position. The
@@ -124,7 +122,7 @@ def _generate_cluster(pool: _Pool, emd: OrderedEMD, seed: int, from_seed: np.nda
             hits = np.flatnonzero(improving[prefix_bins[head:]])
             if hits.size:
                 found = head + int(hits[0])
-                np.subtract.at(available, prefix_bins[head:found + 1], 1)
+                np.subtract.at(available, prefix_bins[head : found + 1], 1)
                 head = found + 1
                 y = int(prefix[found])
             else:  # the whole prefix is examined against this C and rejected
@@ -139,15 +137,15 @@ def _generate_cluster(pool: _Pool, emd: OrderedEMD, seed: int, from_seed: np.nda
                 if by_bin is None:
                     by_bin = dist[pool.order]
                 ends = np.cumsum(sizes)
-                spots = np.arange(total) + np.repeat(pool.bin_start[wanted] - ends + sizes,
-                                                     sizes)
+                spots = np.arange(total) + np.repeat(pool.bin_start[wanted] - ends + sizes, sizes)
                 found = _first_after(by_bin[spots], pool.order[spots], last)
                 if found < 0:
                     break  # no improving bin has an unexamined candidate left
                 y = int(pool.order[spots[found]])
             else:
-                found = _first_after(np.where(improving[pool.bins], dist, np.inf),
-                                     pool.positions, last)
+                found = _first_after(
+                    np.where(improving[pool.bins], dist, np.inf), pool.positions, last
+                )
                 if found < 0:
                     break
                 y = found
@@ -162,8 +160,9 @@ def _generate_cluster(pool: _Pool, emd: OrderedEMD, seed: int, from_seed: np.nda
     return cluster
 
 
-def k_anonymity_first_numpy(qi: np.ndarray, confidential: np.ndarray, k: int,
-                      t: float, ground: str = "distinct") -> np.ndarray:
+def k_anonymity_first_numpy(
+    qi: np.ndarray, confidential: np.ndarray, k: int, t: float, ground: str = "distinct"
+) -> np.ndarray:
     """Cluster labels of the k-anonymity-first microaggregation (TCM §6, Algorithm 2).
 
     While records remain: x_a = average of the remaining records X', x_0 = the record of X'

@@ -21,8 +21,9 @@ def _lowest_record(candidates: np.ndarray, records: np.ndarray) -> int:
     return int(candidates[np.argmin(records[candidates])])
 
 
-def tclose_tfirst_numpy(qi: np.ndarray, confidential: np.ndarray, k: int, t: float,
-                  rounding: str = DEFAULT_ROUNDING) -> np.ndarray:
+def tclose_tfirst_numpy(
+    qi: np.ndarray, confidential: np.ndarray, k: int, t: float, rounding: str = DEFAULT_ROUNDING
+) -> np.ndarray:
     """Cluster label of every record by t-closeness-first microaggregation (TCM Algorithm 3).
 
     1. k' = :func:`tfirst_cluster_size` (TCM Expressions (3) and (4)).
@@ -68,7 +69,8 @@ def tclose_tfirst_numpy(qi: np.ndarray, confidential: np.ndarray, k: int, t: flo
     conf = np.asarray(confidential)
     if conf.ndim != 1 or len(conf) != len(points):
         raise ParameterError(
-            f"confidential must be one value per record ({len(points)}), got shape {conf.shape}")
+            f"confidential must be one value per record ({len(points)}), got shape {conf.shape}"
+        )
     n = len(points)
     k = check_int(k, "k", 1, n)
     check_t(t)
@@ -102,8 +104,9 @@ class _Subsets:
     """The remaining records of S_1..S_k', ordered by (subset, record index), compacted as
     they are used up so every pass stays O(remaining)."""
 
-    def __init__(self, points: np.ndarray, records: np.ndarray, subset: np.ndarray,
-                 size: int) -> None:
+    def __init__(
+        self, points: np.ndarray, records: np.ndarray, subset: np.ndarray, size: int
+    ) -> None:
         self.points = points
         self.records = records
         self.subset = subset
@@ -149,7 +152,7 @@ class _Subsets:
         extra = np.flatnonzero(left > left[0])
         if len(extra):
             i = int(extra[0])
-            segment = d[self.starts[i]:self.starts[i] + self.lengths[i]].copy()
+            segment = d[self.starts[i] : self.starts[i] + self.lengths[i]].copy()
             segment[picks[i] - self.starts[i]] = np.inf
             picks = np.append(picks, self.starts[i] + int(np.argmin(segment)))
             left[i] -= 1
@@ -168,8 +171,9 @@ class _Subsets:
             self._bounds()
 
 
-def merge_until_t_close_numpy(points: np.ndarray, labels: np.ndarray, emd: OrderedEMD,
-                        t: float) -> np.ndarray:
+def merge_until_t_close_numpy(
+    points: np.ndarray, labels: np.ndarray, emd: OrderedEMD, t: float
+) -> np.ndarray:
     """Merge clusters until every cluster is t-close (the loop of TCM Algorithm 1, §5).
 
     While some cluster has EMD > t: C is the cluster with the greatest EMD (TCM §2.2) to
@@ -197,19 +201,26 @@ def merge_until_t_close_numpy(points: np.ndarray, labels: np.ndarray, emd: Order
     labels = np.asarray(labels)
     t = check_t(t)
     if not (len(points) == len(labels) == emd.n):
-        raise ParameterError(f"points ({len(points)}), labels ({len(labels)}) and the EMD's "
-                             f"data set ({emd.n}) must have the same number of records")
+        raise ParameterError(
+            f"points ({len(points)}), labels ({len(labels)}) and the EMD's "
+            f"data set ({emd.n}) must have the same number of records"
+        )
     _, dense = np.unique(labels, return_inverse=True)
     dense = dense.ravel().astype(np.int64)
     n_clusters = int(dense.max()) + 1
     masses = emd.cluster_masses(dense)  # bin counts (or sorted member bins) per cluster
     sizes = np.bincount(dense, minlength=n_clusters).astype(float)
-    sums = np.stack([np.bincount(dense, weights=points[:, j], minlength=n_clusters)
-                     for j in range(points.shape[1])], axis=1)
+    sums = np.stack(
+        [
+            np.bincount(dense, weights=points[:, j], minlength=n_clusters)
+            for j in range(points.shape[1])
+        ],
+        axis=1,
+    )
     centroids = sums / sizes[:, None]
     emds = masses.emds()
     slot_label = np.arange(n_clusters)  # label of every slot, increasing
-    parent = np.arange(n_clusters)      # label → the label it was merged into
+    parent = np.arange(n_clusters)  # label → the label it was merged into
     alive = np.ones(n_clusters, dtype=bool)
     n_alive = n_clusters
     threshold = t + EMD_TOLERANCE

@@ -45,8 +45,10 @@ def sha256_of(path: Path, chunk: int = 1 << 20) -> str:
 def verify(path: Path, expected: str) -> None:
     """Raise :class:`ChecksumError` unless ``path`` has SHA-256 ``expected``."""
     if not path.is_file():
-        raise ChecksumError(f"data file {str(path)!r} is missing; restore data_fetch/raw from "
-                            "the repository or run python -m data_fetch download")
+        raise ChecksumError(
+            f"data file {str(path)!r} is missing; restore data_fetch/raw from "
+            "the repository or run python -m data_fetch download"
+        )
     actual = sha256_of(path)
     if actual != expected:
         raise ChecksumError(

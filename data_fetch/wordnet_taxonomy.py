@@ -247,16 +247,18 @@ def read_mapping(path: Path = MAPPING_CSV) -> list[MappingRow]:
     with open(path, encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle)
         if tuple(reader.fieldnames or ()) != MAPPING_COLUMNS:
-            raise TaxonomyError(f"{str(path)!r}: columns {reader.fieldnames}, "
-                                f"expected {list(MAPPING_COLUMNS)}")
+            raise TaxonomyError(
+                f"{str(path)!r}: columns {reader.fieldnames}, expected {list(MAPPING_COLUMNS)}"
+            )
         rows = [MappingRow(**row) for row in reader]
     seen: set[tuple[str, str]] = set()
     for row in rows:
         if row.attribute not in ATTRIBUTES:
             raise TaxonomyError(f"{str(path)!r}: unknown attribute {row.attribute!r}")
         if (row.attribute, row.label) in seen:
-            raise TaxonomyError(f"{str(path)!r}: {row.attribute} label {row.label!r} is "
-                                "mapped twice")
+            raise TaxonomyError(
+                f"{str(path)!r}: {row.attribute} label {row.label!r} is mapped twice"
+            )
         seen.add((row.attribute, row.label))
     return rows
 
@@ -289,7 +291,10 @@ def adult_labels(attribute: str, path: Path | None = None) -> set[str]:
 
 
 def build_taxonomy(
-    attribute: str, rows: Iterable[MappingRow], db: NounDatabase, source: str,
+    attribute: str,
+    rows: Iterable[MappingRow],
+    db: NounDatabase,
+    source: str,
     expected_labels: Iterable[str] | None = None,
 ) -> dict[str, Any]:
     """The taxonomy of one attribute, as the JSON-ready dict described in the module docstring.
@@ -334,31 +339,46 @@ def build_taxonomy(
     for row in mine:
         offset = db.offset(row.synset)
         if offset != row.offset:
-            raise TaxonomyError(f"{attribute} label {row.label!r}: {row.synset} has offset "
-                                f"{offset} in {str(db.directory)!r}, the table says {row.offset}")
+            raise TaxonomyError(
+                f"{attribute} label {row.label!r}: {row.synset} has offset "
+                f"{offset} in {str(db.directory)!r}, the table says {row.offset}"
+            )
         if row.synset in owner:
-            raise TaxonomyError(f"{attribute}: labels {owner[row.synset]!r} and {row.label!r} "
-                                f"both map to {row.synset}")
+            raise TaxonomyError(
+                f"{attribute}: labels {owner[row.synset]!r} and {row.label!r} "
+                f"both map to {row.synset}"
+            )
         owner[row.synset] = row.label
         labels[row.label] = row.synset
         offsets[row.label] = db.chain(offset)
         chains[row.label] = [db.name(node) for node in offsets[row.label]]
         if chains[row.label][-1] != ROOT:
-            raise TaxonomyError(f"{attribute} label {row.label!r}: the chain of {row.synset} "
-                                f"ends at {chains[row.label][-1]}, not {ROOT}")
+            raise TaxonomyError(
+                f"{attribute} label {row.label!r}: the chain of {row.synset} "
+                f"ends at {chains[row.label][-1]}, not {ROOT}"
+            )
     for label, chain in chains.items():
         for ancestor in chain[1:]:
             if ancestor in owner:
-                raise TaxonomyError(f"{attribute}: {ancestor} (label {owner[ancestor]!r}) is "
-                                    f"an ancestor of {labels[label]} (label {label!r})")
+                raise TaxonomyError(
+                    f"{attribute}: {ancestor} (label {owner[ancestor]!r}) is "
+                    f"an ancestor of {labels[label]} (label {label!r})"
+                )
     parent: dict[str, str | None] = {}
     gloss: dict[str, str] = {}
     for label, names in chains.items():
         for i, node in enumerate(names):
             parent[node] = names[i + 1] if i + 1 < len(names) else None
             gloss[node] = db.synsets[offsets[label][i]].short_gloss
-    return {"attribute": attribute, "source": source, "rule": RULE, "root": ROOT,
-            "parent": parent, "labels": labels, "gloss": gloss}
+    return {
+        "attribute": attribute,
+        "source": source,
+        "rule": RULE,
+        "root": ROOT,
+        "parent": parent,
+        "labels": labels,
+        "gloss": gloss,
+    }
 
 
 def render(taxonomy: Mapping[str, Any]) -> str:
@@ -376,15 +396,18 @@ def debian_version(package: str = "wordnet-base") -> str | None:
     dpkg = shutil.which("dpkg-query")
     if dpkg is None:
         return None
-    done = subprocess.run([dpkg, "-W", "-f=${Version}", package], capture_output=True,
-                          text=True, check=False)
+    done = subprocess.run(
+        [dpkg, "-W", "-f=${Version}", package], capture_output=True, text=True, check=False
+    )
     version = done.stdout.strip()
     return version if done.returncode == 0 and version else None
 
 
 def write_taxonomies(
-    wordnet_dir: Path = DEFAULT_WORDNET_DIR, out_dir: Path = DEFAULT_OUT_DIR,
-    mapping: Path = MAPPING_CSV, source: str | None = None,
+    wordnet_dir: Path = DEFAULT_WORDNET_DIR,
+    out_dir: Path = DEFAULT_OUT_DIR,
+    mapping: Path = MAPPING_CSV,
+    source: str | None = None,
 ) -> list[Path]:
     """Build and write the taxonomy of every attribute in :data:`ATTRIBUTES`.
 
@@ -414,14 +437,16 @@ def write_taxonomies(
     if source is None:
         version = debian_version()
         if version is None:
-            raise TaxonomyError("cannot find the version of the Debian package wordnet-base; "
-                                "pass --source")
+            raise TaxonomyError(
+                "cannot find the version of the Debian package wordnet-base; pass --source"
+            )
         source = f"WordNet 3.0 (Debian wordnet-base {version})"
     db = NounDatabase(wordnet_dir)
     rows = read_mapping(mapping)
     texts = {
-        output_name(attribute): render(build_taxonomy(attribute, rows, db, source,
-                                                      adult_labels(attribute)))
+        output_name(attribute): render(
+            build_taxonomy(attribute, rows, db, source, adult_labels(attribute))
+        )
         for attribute in ATTRIBUTES
     }
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -439,15 +464,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m data_fetch.wordnet_taxonomy",
         description="Write the WordNet 3.0 taxonomies of Adult's occupation and native-country.",
     )
-    parser.add_argument("--wordnet-dir", type=Path, default=DEFAULT_WORDNET_DIR, metavar="DIR",
-                        help="folder holding index.noun and data.noun (default: %(default)s)")
-    parser.add_argument("--out-dir", type=Path, default=DEFAULT_OUT_DIR, metavar="DIR",
-                        help="folder for the JSON files (default: anonlab/semantics/taxonomies)")
-    parser.add_argument("--mapping", type=Path, default=MAPPING_CSV, metavar="CSV",
-                        help="label-to-synset table (default: data_fetch/wordnet/"
-                             "adult_label_synsets.csv)")
-    parser.add_argument("--source", default=None, metavar="TEXT",
-                        help="value of the 'source' field (default: from dpkg-query)")
+    parser.add_argument(
+        "--wordnet-dir",
+        type=Path,
+        default=DEFAULT_WORDNET_DIR,
+        metavar="DIR",
+        help="folder holding index.noun and data.noun (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--out-dir",
+        type=Path,
+        default=DEFAULT_OUT_DIR,
+        metavar="DIR",
+        help="folder for the JSON files (default: anonlab/semantics/taxonomies)",
+    )
+    parser.add_argument(
+        "--mapping",
+        type=Path,
+        default=MAPPING_CSV,
+        metavar="CSV",
+        help="label-to-synset table (default: data_fetch/wordnet/adult_label_synsets.csv)",
+    )
+    parser.add_argument(
+        "--source",
+        default=None,
+        metavar="TEXT",
+        help="value of the 'source' field (default: from dpkg-query)",
+    )
     args = parser.parse_args(argv)
     try:
         paths = write_taxonomies(args.wordnet_dir, args.out_dir, args.mapping, args.source)

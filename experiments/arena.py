@@ -18,13 +18,16 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
         stats["metric"] = metric
         parts.append(stats)
     stats = pd.concat(parts, ignore_index=True)
-    stats["cell"] = [f"{m:.4g} ± {s:.2g}" if pd.notna(s) else f"{m:.4g}"
-                     for m, s in zip(stats["mean"], stats["std"], strict=True)]
+    stats["cell"] = [
+        f"{m:.4g} ± {s:.2g}" if pd.notna(s) else f"{m:.4g}"
+        for m, s in zip(stats["mean"], stats["std"], strict=True)
+    ]
     keys = [c for c in ("dataset", "method", "epsilon", "k", "t") if c in stats]
     # a method without an axis (t-closeness has no ε) shows a dash there
     stats[keys] = stats[keys].astype(object).where(stats[keys].notna(), "–")
-    wide = stats.pivot_table(index=keys, columns="metric", values="cell", aggfunc="first",
-                             dropna=False)
+    wide = stats.pivot_table(
+        index=keys, columns="metric", values="cell", aggfunc="first", dropna=False
+    )
     wide = wide.dropna(how="all").reset_index()
     wide.columns.name = None
     return wide
@@ -58,5 +61,7 @@ def attack(table: pd.DataFrame) -> pd.DataFrame:
     in record order and with shuffled columns; ``table`` is not read."""
     from anonlab.audit.attack import bracketing_attack
 
-    return pd.concat([bracketing_attack(form=form) for form in ("records", "shuffled_columns")],
-                     ignore_index=True)
+    return pd.concat(
+        [bracketing_attack(form=form) for form in ("records", "shuffled_columns")],
+        ignore_index=True,
+    )

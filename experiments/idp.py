@@ -25,7 +25,8 @@ def _sse(table: pd.DataFrame, metric: str) -> pd.DataFrame:
     on every k."""
     means = curve_means(table, metric)
     curves = means[means["method"] != "dp"].pivot_table(
-        index=["epsilon", "alpha", "k"], columns="method", values="value")
+        index=["epsilon", "alpha", "k"], columns="method", values="value"
+    )
     dp = means[means["method"] == "dp"].set_index(["epsilon", "alpha"])["value"]
     curves["dp"] = [dp[(eps, alpha)] for eps, alpha, _ in curves.index]
     return curves
@@ -62,8 +63,12 @@ def alpha_effect(table: pd.DataFrame, metric: str = "sse_idp") -> pd.DataFrame:
     for eps, part in curves.groupby(level="epsilon"):
         a = part.xs(low, level="alpha")
         b = part.xs(high, level="alpha")
-        rows.append({"epsilon": eps, **{f"{m} ratio α={high:g}/α={low:g}": (b[m] / a[m]).mean()
-                                        for m in SSE_ORDER}})
+        rows.append(
+            {
+                "epsilon": eps,
+                **{f"{m} ratio α={high:g}/α={low:g}": (b[m] / a[m]).mean() for m in SSE_ORDER},
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -78,8 +83,10 @@ def cbls_strong_privacy(table: pd.DataFrame, metric: str = "sse_idp") -> pd.Data
         strong = curves.xs((eps[0], alpha), level=["epsilon", "alpha"])
         weak = curves.xs((eps[-1], alpha), level=["epsilon", "alpha"])
         row: dict[str, object] = {
-            "alpha": alpha, "k": f"{k_top[0]}..{k_top[-1]}",
-            f"idp_cbls ε={eps[0]:g}": f"{strong.loc[k_top, 'idp_cbls'].mean():.3g}"}
+            "alpha": alpha,
+            "k": f"{k_top[0]}..{k_top[-1]}",
+            f"idp_cbls ε={eps[0]:g}": f"{strong.loc[k_top, 'idp_cbls'].mean():.3g}",
+        }
         for method in ("dp_um", "idp_ls"):
             row[f"{method} ε={eps[-1]:g}"] = f"{weak.loc[k_top, method].mean():.3g}"
         for e in eps:
@@ -89,8 +96,9 @@ def cbls_strong_privacy(table: pd.DataFrame, metric: str = "sse_idp") -> pd.Data
     return pd.DataFrame(rows)
 
 
-def sse_at(table: pd.DataFrame, metric: str = "sse_idp",
-           ks: tuple[int, ...] = (3, 10, 50, 100, 400)) -> pd.DataFrame:
+def sse_at(
+    table: pd.DataFrame, metric: str = "sse_idp", ks: tuple[int, ...] = (3, 10, 50, 100, 400)
+) -> pd.DataFrame:
     """Mean SSE of every method at a few k, per ε and α (scientific notation)."""
     curves = _sse(table, metric)
     present = [k for k in ks if k in set(curves.index.get_level_values("k"))]
@@ -107,15 +115,24 @@ def f_measure_gaps(table: pd.DataFrame) -> pd.DataFrame:
     k_max = masked["k"].max()
     rows = []
     for (cls, eps, alpha, method), part in masked.groupby(
-            ["attribute", "epsilon", "alpha", "method"]):
+        ["attribute", "epsilon", "alpha", "method"]
+    ):
         best = part["value"].max()
         last = part.loc[part["k"] == k_max, "value"].mean()
-        rows.append({"class": cls, "epsilon": eps, "alpha": alpha, "method": method,
-                     "bound": bound[cls], "best": best,
-                     "best k": int(part.loc[part["value"].idxmax(), "k"]),
-                     "best gap %": 100 * (bound[cls] - best) / bound[cls],
-                     f"at k={k_max}": last,
-                     f"gap % at k={k_max}": 100 * (bound[cls] - last) / bound[cls]})
+        rows.append(
+            {
+                "class": cls,
+                "epsilon": eps,
+                "alpha": alpha,
+                "method": method,
+                "bound": bound[cls],
+                "best": best,
+                "best k": int(part.loc[part["value"].idxmax(), "k"]),
+                "best gap %": 100 * (bound[cls] - best) / bound[cls],
+                f"at k={k_max}": last,
+                f"gap % at k={k_max}": 100 * (bound[cls] - last) / bound[cls],
+            }
+        )
     return pd.DataFrame(rows)
 
 

@@ -32,20 +32,23 @@ from anonlab.microaggregation import individual_ranking
 METHODS = ("dp_um", "idp_ls", "idp_cbls")
 
 
-def reranking_privacy_loss(method: ClusterNoise, column: np.ndarray, low: float,
-                           high: float) -> float:
+def reranking_privacy_loss(
+    method: ClusterNoise, column: np.ndarray, low: float, high: float
+) -> float:
     """L of ``method`` on one attribute ``column`` with domain [low, high] (module doc)."""
     column = np.asarray(column, dtype=float)
     n = len(column)
     bounds = np.array([low]), np.array([high])
     centroids, sensitivity = method.centroids_and_sensitivity(
-        individual_ranking(column, method.k, remainder=method.remainder), *bounds)
+        individual_ranking(column, method.k, remainder=method.remainder), *bounds
+    )
     worst = 0.0
     for z in (low, high):  # neighbours: record i set to z, one column each
         neighbours = np.repeat(column[:, None], n, axis=1)
         neighbours[np.arange(n), np.arange(n)] = z
         moved, _ = method.centroids_and_sensitivity(
-            individual_ranking(neighbours, method.k, remainder=method.remainder), *bounds)
+            individual_ranking(neighbours, method.k, remainder=method.remainder), *bounds
+        )
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(moved != centroids, np.abs(moved - centroids) / sensitivity, 0.0)
         worst = max(worst, float(ratio.sum(axis=0).max()))
@@ -62,10 +65,12 @@ def audit(dataset_name: str, ks: list[int], alphas: list[float]) -> pd.DataFrame
             for name in METHODS:
                 method = make_method(name, {"k": k, "epsilon": 1.0})
                 for j, attr in enumerate(dataset.protected_attributes):
-                    loss = reranking_privacy_loss(method, dataset.protected_values[:, j],
-                                                  *attr.domain)
-                    rows.append({"alpha": alpha, "k": k, "method": name,
-                                 "attribute": attr.name, "L": loss})
+                    loss = reranking_privacy_loss(
+                        method, dataset.protected_values[:, j], *attr.domain
+                    )
+                    rows.append(
+                        {"alpha": alpha, "k": k, "method": name, "attribute": attr.name, "L": loss}
+                    )
     return pd.DataFrame(rows)
 
 
@@ -78,8 +83,10 @@ def main() -> None:
     table = audit(args.dataset, args.k, args.alpha)
     summary = table.groupby(["alpha", "k", "method"])["L"].agg(["median", "max"]).unstack()
     pd.set_option("display.width", 200)
-    print(f"privacy loss L per attribute (units of ε/m), {args.dataset}: median and max over "
-          "attributes; L ≤ 1 is what the mechanism promises")
+    print(
+        f"privacy loss L per attribute (units of ε/m), {args.dataset}: median and max over "
+        "attributes; L ≤ 1 is what the mechanism promises"
+    )
     print(summary.to_string(float_format=lambda v: f"{v:.2f}"))
 
 

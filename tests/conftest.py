@@ -26,11 +26,13 @@ def compose_config():
 def user_csv(tmp_path: Path) -> Path:
     """A user's CSV: two numeric columns (one integer) and a text column."""
     rng = np.random.default_rng(7)
-    frame = pd.DataFrame({
-        "income": rng.gamma(2.0, 20_000.0, size=60).round(2),
-        "age": rng.integers(18, 90, size=60),
-        "city": rng.choice(["a", "b"], size=60),
-    })
+    frame = pd.DataFrame(
+        {
+            "income": rng.gamma(2.0, 20_000.0, size=60).round(2),
+            "age": rng.integers(18, 90, size=60),
+            "city": rng.choice(["a", "b"], size=60),
+        }
+    )
     path = tmp_path / "mine.csv"
     frame.to_csv(path, index=False)
     return path
@@ -49,8 +51,10 @@ def conf_copy(tmp_path: Path):
     def _copy(*keep: str, **files: str) -> Path:
         conf = tmp_path / "conf"
         shutil.copytree(root / "conf", conf, dirs_exist_ok=True)
-        shutil.copy(root / "tests" / "fixtures" / "fixture_readings.yaml",
-                    conf / "experiment" / "fixture_readings.yaml")
+        shutil.copy(
+            root / "tests" / "fixtures" / "fixture_readings.yaml",
+            conf / "experiment" / "fixture_readings.yaml",
+        )
         if keep:
             for path in (conf / "experiment").glob("*.yaml"):
                 if path.stem not in {*keep, "all"}:
@@ -68,8 +72,13 @@ def run_command(*args: str, cwd: Path | None = None) -> subprocess.CompletedProc
     real process for a Hydra multirun (``-m``), which Hydra drives from ``sys.argv``."""
     root = Path(__file__).resolve().parents[1]
     if any(a in ("-m", "--multirun") for a in args):
-        return subprocess.run([sys.executable, str(root / "run.py"), *args],
-                              capture_output=True, text=True, cwd=cwd or root, timeout=300)
+        return subprocess.run(
+            [sys.executable, str(root / "run.py"), *args],
+            capture_output=True,
+            text=True,
+            cwd=cwd or root,
+            timeout=300,
+        )
     out, err, before = io.StringIO(), io.StringIO(), os.getcwd()
     try:
         os.chdir(cwd or root)
@@ -77,5 +86,4 @@ def run_command(*args: str, cwd: Path | None = None) -> subprocess.CompletedProc
             status = cli.main(["run", *args])
     finally:
         os.chdir(before)
-    return subprocess.CompletedProcess(["run.py", *args], status, out.getvalue(),
-                                       err.getvalue())
+    return subprocess.CompletedProcess(["run.py", *args], status, out.getvalue(), err.getvalue())

@@ -18,7 +18,7 @@ PEOPLE = ROOT / "docs" / "examples" / "people.csv"
 
 def test_readme_python_snippets_run_and_keep_every_column(monkeypatch, capsys):
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## From Python"):readme.index("## Methods and metrics")]
+    section = readme[readme.index("## From Python") : readme.index("## Methods and metrics")]
     first, second = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     lines = [line for line in first.splitlines() if line and not line.startswith("import")]
     assert len(lines) == 3  # three lines after the imports
@@ -68,12 +68,15 @@ def test_without_a_seed_every_release_is_new_and_says_it_is_not_seeded():
 
 def test_a_privacy_method_without_public_bounds_is_refused_before_any_work():
     frame = pd.read_csv(PEOPLE)
-    for method, columns, named in (("ir_laplace", ["age"], "domains: column 'age'"),
-                                   ("laplace", ["city"], "hierarchies: column 'city'"),
-                                   ("idp_ls", ["age"], "domains: column 'age'")):
+    for method, columns, named in (
+        ("ir_laplace", ["age"], "domains: column 'age'"),
+        ("laplace", ["city"], "hierarchies: column 'city'"),
+        ("idp_ls", ["age"], "domains: column 'age'"),
+    ):
         with pytest.raises(ParameterError, match=re.escape(named)):
-            anonlab.protect(frame, method, columns, k=5, epsilon=1.0) if method != "laplace" \
-                else anonlab.protect(frame, method, columns, epsilon=1.0)
+            anonlab.protect(
+                frame, method, columns, k=5, epsilon=1.0
+            ) if method != "laplace" else anonlab.protect(frame, method, columns, epsilon=1.0)
     with pytest.raises(ParameterError, match="domains: column 'age'"):
         anonlab.Protector("laplace", ["age"], epsilon=1.0).fit(frame)
     anonlab.protect(frame, "mdav", ["age"], k=5)  # k-anonymity: the rule's bounds clip only
@@ -81,26 +84,36 @@ def test_a_privacy_method_without_public_bounds_is_refused_before_any_work():
 
 def test_shuffled_columns_release_is_dp_and_keeps_no_record_in_place():
     frame = pd.read_csv(PEOPLE)
-    released = anonlab.protect(frame, "ir_laplace", ["age", "hours.week"], k=5, epsilon=1.0,
-                               domains=BOUNDS, form="shuffled_columns", seed=2)
+    released = anonlab.protect(
+        frame,
+        "ir_laplace",
+        ["age", "hours.week"],
+        k=5,
+        epsilon=1.0,
+        domains=BOUNDS,
+        form="shuffled_columns",
+        seed=2,
+    )
     stated = released.attrs["guarantee"]
     assert stated["claimed"] == "ε-DP" and stated["notion"] == "ε-DP"
     assert stated["form"] == "shuffled_columns" and stated["record_aligned"] is False
     assert list(released.columns) == ["age", "hours.week"]
     assert isinstance(released.index, pd.RangeIndex) and len(released) == len(frame)
-    records = anonlab.protect(frame, "ir_laplace", ["age", "hours.week"], k=5, epsilon=1.0,
-                              domains=BOUNDS, seed=2)
+    records = anonlab.protect(
+        frame, "ir_laplace", ["age", "hours.week"], k=5, epsilon=1.0, domains=BOUNDS, seed=2
+    )
     assert records.attrs["guarantee"]["notion"] == "none"
     assert "record order" in records.attrs["guarantee"]["reason"]
     for column in ("age", "hours.week"):  # the same multiset of released values
         assert sorted(released[column]) == sorted(records[column])
-    assert anonlab.evaluate(frame, released, ["jsd"], ["age", "hours.week"],
-                            domains=BOUNDS)["jsd"] >= 0
+    assert (
+        anonlab.evaluate(frame, released, ["jsd"], ["age", "hours.week"], domains=BOUNDS)["jsd"]
+        >= 0
+    )
     with pytest.raises(ParameterError, match="keeps no record's place"):
         anonlab.evaluate(frame, released, ["re"], ["age", "hours.week"], domains=BOUNDS)
     with pytest.raises(ParameterError, match="keeps no record's place"):
-        anonlab.evaluate(frame, released, ["record_linkage"], ["age", "hours.week"],
-                         domains=BOUNDS)
+        anonlab.evaluate(frame, released, ["record_linkage"], ["age", "hours.week"], domains=BOUNDS)
 
 
 def test_default_columns_are_the_numeric_ones_and_index_is_kept():
@@ -113,26 +126,50 @@ def test_default_columns_are_the_numeric_ones_and_index_is_kept():
     assert released["city"].equals(frame["city"])
 
 
-@pytest.mark.parametrize(("kwargs", "error", "expected"), [
-    ({"method": "nope"}, ParameterError, "unknown method 'nope'"),
-    ({"method": "ir", "k": 0}, ParameterError, "k"),
-    ({"method": "laplace", "k": 5, "epsilon": 1.0}, ParameterError, "not ['k']"),
-    ({"method": "ir", "k": 5, "columns": ["nope"]}, ParameterError, "'nope'"),
-    ({"method": "ir", "k": 5, "columns": ["balance.eur"]}, ParameterError, "domains"),
-    ({"method": "ir", "k": 5, "seed": -1}, ParameterError, "seed"),
-    ({"method": "ir", "k": 5, "seed": "7"}, TypeError, "seed must be an integer, got '7'"),
-    ({"method": "ir_laplace", "k": 5, "epsilon": 1.0, "form": "shuffle"}, ParameterError,
-     "form must be one of"),
-    ({"method": "ir_laplace", "k": 5, "epsilon": 1.0, "form": "shuffled_rows",
-      "columns": ["age", "hours.week"], "domains": {"age": [0, 120], "hours.week": [0, 100]}},
-     ParameterError, "form='shuffled_rows' of method 'ir_laplace' needs one protected"),
-    ({"method": "mdav", "k": 5, "form": "shuffled_columns"}, ParameterError,
-     "form='shuffled_columns': no privacy proof of method 'mdav' covers it"),
-    ({"method": "laplace", "epsilon": 1.0, "domains": "Data"}, ParameterError,
-     "domains must be a mapping {column: [low, high]} or 'data', got 'Data'"),
-    ({"method": "laplace", "epsilon": 1.0, "sampler": "exact", "domains": {"age": [0, 9]}},
-     ParameterError, "sampler must be one of ['numpy', 'discrete'], got 'exact'"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "error", "expected"),
+    [
+        ({"method": "nope"}, ParameterError, "unknown method 'nope'"),
+        ({"method": "ir", "k": 0}, ParameterError, "k"),
+        ({"method": "laplace", "k": 5, "epsilon": 1.0}, ParameterError, "not ['k']"),
+        ({"method": "ir", "k": 5, "columns": ["nope"]}, ParameterError, "'nope'"),
+        ({"method": "ir", "k": 5, "columns": ["balance.eur"]}, ParameterError, "domains"),
+        ({"method": "ir", "k": 5, "seed": -1}, ParameterError, "seed"),
+        ({"method": "ir", "k": 5, "seed": "7"}, TypeError, "seed must be an integer, got '7'"),
+        (
+            {"method": "ir_laplace", "k": 5, "epsilon": 1.0, "form": "shuffle"},
+            ParameterError,
+            "form must be one of",
+        ),
+        (
+            {
+                "method": "ir_laplace",
+                "k": 5,
+                "epsilon": 1.0,
+                "form": "shuffled_rows",
+                "columns": ["age", "hours.week"],
+                "domains": {"age": [0, 120], "hours.week": [0, 100]},
+            },
+            ParameterError,
+            "form='shuffled_rows' of method 'ir_laplace' needs one protected",
+        ),
+        (
+            {"method": "mdav", "k": 5, "form": "shuffled_columns"},
+            ParameterError,
+            "form='shuffled_columns': no privacy proof of method 'mdav' covers it",
+        ),
+        (
+            {"method": "laplace", "epsilon": 1.0, "domains": "Data"},
+            ParameterError,
+            "domains must be a mapping {column: [low, high]} or 'data', got 'Data'",
+        ),
+        (
+            {"method": "laplace", "epsilon": 1.0, "sampler": "exact", "domains": {"age": [0, 9]}},
+            ParameterError,
+            "sampler must be one of ['numpy', 'discrete'], got 'exact'",
+        ),
+    ],
+)
 def test_bad_input_is_one_named_error(kwargs, error, expected):
     frame = pd.read_csv(PEOPLE)
     kwargs = {"columns": ["age"], **kwargs}
@@ -149,11 +186,11 @@ def test_protector_is_protect_as_a_transformer():
     from sklearn.base import clone
 
     frame = pd.read_csv(PEOPLE)
-    protector = anonlab.Protector("ir_laplace", ["age"], k=5, epsilon=1.0, seed=3,
-                                  domains=AGE)
+    protector = anonlab.Protector("ir_laplace", ["age"], k=5, epsilon=1.0, seed=3, domains=AGE)
     released = protector.fit_transform(frame)
-    assert released.equals(anonlab.protect(frame, "ir_laplace", ["age"], k=5, epsilon=1.0,
-                                           seed=3, domains=AGE))
+    assert released.equals(
+        anonlab.protect(frame, "ir_laplace", ["age"], k=5, epsilon=1.0, seed=3, domains=AGE)
+    )
     assert protector.guarantee_ == released.attrs["guarantee"]
     assert list(protector.get_feature_names_out()) == list(frame.columns)
     twin = clone(protector)
@@ -172,8 +209,10 @@ def test_protector_in_a_pipeline_and_a_grid_search():
 
     frame = pd.read_csv(PEOPLE)
     X, y = frame[["age", "hours.week"]], frame["balance.eur"] > 0
-    pipe = make_pipeline(anonlab.Protector("ir_laplace", k=5, epsilon=1.0, domains=BOUNDS),
-                         RandomForestClassifier(n_estimators=10, random_state=0))
+    pipe = make_pipeline(
+        anonlab.Protector("ir_laplace", k=5, epsilon=1.0, domains=BOUNDS),
+        RandomForestClassifier(n_estimators=10, random_state=0),
+    )
     search = GridSearchCV(pipe, {"protector__k": [2, 20]}, cv=2).fit(X, y)
     assert search.best_params_["protector__k"] in (2, 20)
 
@@ -194,11 +233,13 @@ def test_evaluate_is_the_metric_of_the_release():
     released = anonlab.protect(frame, "ir_laplace", columns, k=5, epsilon=1.0, domains="data")
     scores = anonlab.evaluate(frame, released, ["re", "jsd", "sse"], columns)
     original = frame[columns].to_numpy(dtype=float)
-    view = anonlab.api._dataset(frame, columns, domains=None, hierarchies=None, roles=None,
-                                alpha=1.5)
+    view = anonlab.api._dataset(
+        frame, columns, domains=None, hierarchies=None, roles=None, alpha=1.5
+    )
     for name in ("re", "jsd", "sse"):
-        expected = get_metric(name).evaluate(original, released[columns].to_numpy(dtype=float),
-                                             view.protected_attributes)
+        expected = get_metric(name).evaluate(
+            original, released[columns].to_numpy(dtype=float), view.protected_attributes
+        )
         assert scores[name] == pytest.approx(expected)
     same = anonlab.evaluate(frame, frame, ["re", "jsd"], columns)
     assert same["re"] == 0 and same["jsd"] == pytest.approx(0, abs=1e-12)
@@ -206,26 +247,39 @@ def test_evaluate_is_the_metric_of_the_release():
 
 def test_evaluate_on_text_columns_and_a_class():
     frame = pd.read_csv(PEOPLE).assign(y=lambda f: f["age"])
-    released = anonlab.protect(frame, "ir_laplace", ["hours.week", "city"], k=5, epsilon=1.0,
-                               domains="data")
-    scores = anonlab.evaluate(frame, released, ["jsd", "f_measure"], ["hours.week", "city"],
-                              target={"column": "y", "threshold": 40, "labels": ["lo", "hi"]})
+    released = anonlab.protect(
+        frame, "ir_laplace", ["hours.week", "city"], k=5, epsilon=1.0, domains="data"
+    )
+    scores = anonlab.evaluate(
+        frame,
+        released,
+        ["jsd", "f_measure"],
+        ["hours.week", "city"],
+        target={"column": "y", "threshold": 40, "labels": ["lo", "hi"]},
+    )
     assert set(scores.index) == {"jsd", "f_measure[lo]", "f_measure[hi]"}
     assert ((scores >= 0) & (scores <= 1)).all()
 
 
-@pytest.mark.parametrize(("metrics", "released", "expected"), [
-    (["cluster_min"], None, "clusters or timing"),
-    (["runtime"], None, "clusters or timing"),
-    (["nope"], None, "unknown metric 'nope'"),
-    (["re"], "shuffled", "same index"),
-    (["re"], "dropped", "no column 'age'"),
-    (["re"], "text", "not numeric"),
-])
+@pytest.mark.parametrize(
+    ("metrics", "released", "expected"),
+    [
+        (["cluster_min"], None, "clusters or timing"),
+        (["runtime"], None, "clusters or timing"),
+        (["nope"], None, "unknown metric 'nope'"),
+        (["re"], "shuffled", "same index"),
+        (["re"], "dropped", "no column 'age'"),
+        (["re"], "text", "not numeric"),
+    ],
+)
 def test_evaluate_refuses_what_it_cannot_measure(metrics, released, expected):
     frame = pd.read_csv(PEOPLE)
-    other = {None: frame, "shuffled": frame.iloc[::-1], "dropped": frame.drop(columns="age"),
-             "text": frame.assign(age="x")}[released]
+    other = {
+        None: frame,
+        "shuffled": frame.iloc[::-1],
+        "dropped": frame.drop(columns="age"),
+        "text": frame.assign(age="x"),
+    }[released]
     with pytest.raises(ParameterError, match=re.escape(expected)):
         anonlab.evaluate(frame, other, metrics, ["age"])
 
@@ -235,8 +289,11 @@ def test_listings_name_everything_with_a_description():
     from anonlab.methods import METHODS
     from anonlab.metrics import METRICS
 
-    for listing, names in ((anonlab.methods(), METHODS), (anonlab.metrics(), METRICS),
-                           (anonlab.experiments(), experiment_names())):
+    for listing, names in (
+        (anonlab.methods(), METHODS),
+        (anonlab.metrics(), METRICS),
+        (anonlab.experiments(), experiment_names()),
+    ):
         assert sorted(listing.index) == sorted(names)
         assert listing["description"].str.len().gt(10).all()
     assert "csv" in anonlab.datasets().index

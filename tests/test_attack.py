@@ -220,5 +220,3 @@ def test_the_command_exits_with_status_2(capsys):
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1
     assert captured.err.startswith("error: k must be")
-
-

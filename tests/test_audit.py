@@ -39,8 +39,9 @@ class HalfNoiseLaplace(Laplace):
         return 2 * super().attribute_epsilon(m)
 
 
-@pytest.mark.parametrize(("hits", "trials"), [(0, 50), (1, 50), (17, 50), (49, 50), (50, 50),
-                                              (300, 5000)])
+@pytest.mark.parametrize(
+    ("hits", "trials"), [(0, 50), (1, 50), (17, 50), (49, 50), (50, 50), (300, 5000)]
+)
 def test_clopper_pearson_matches_scipy_and_the_binomial_tails(hits, trials):
     beta = 0.01
     lower, upper = clopper_pearson(hits, trials, beta)
@@ -94,22 +95,25 @@ def test_table_finds_the_randomised_numeric_methods(tmp_path):
     assert sorted(p.name for p in (tmp_path / "audit").iterdir()) == ["audit.csv", "audit.md"]
 
 
-@pytest.mark.parametrize(("argv", "named"), [
-    (["method=nope"], "'nope'"),
-    (["method=ir"], "method='ir'"),
-    (["method=laplace", "epsilon=abc"], "epsilon"),
-    (["method=laplace", "runs=5"], "runs"),
-    (["method=laplace", "colour=red"], "'colour'"),
-    (["table", "method=laplace"], "'method'"),
-    (["method=idp_cbls", "k=2"], "k=2"),
-    (["method=ir_laplace", "form=shuffled"], "form"),
-    (["method=ir_laplace", "form=shuffled_rows", "m=2"], "needs one protected attribute"),
-    (["method=mdav", "form=shuffled_columns"], "method='mdav'"),
-    (["exact"], "method="),
-    (["exact", "method=laplace", "epsilon=-1"], "epsilon"),
-    (["floating", "sampler=exact"], "sampler"),
-    (["floating", "method=laplace"], "'method'"),
-])
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["method=nope"], "'nope'"),
+        (["method=ir"], "method='ir'"),
+        (["method=laplace", "epsilon=abc"], "epsilon"),
+        (["method=laplace", "runs=5"], "runs"),
+        (["method=laplace", "colour=red"], "'colour'"),
+        (["table", "method=laplace"], "'method'"),
+        (["method=idp_cbls", "k=2"], "k=2"),
+        (["method=ir_laplace", "form=shuffled"], "form"),
+        (["method=ir_laplace", "form=shuffled_rows", "m=2"], "needs one protected attribute"),
+        (["method=mdav", "form=shuffled_columns"], "method='mdav'"),
+        (["exact"], "method="),
+        (["exact", "method=laplace", "epsilon=-1"], "epsilon"),
+        (["floating", "sampler=exact"], "sampler"),
+        (["floating", "method=laplace"], "'method'"),
+    ],
+)
 def test_bad_input_is_one_error_line(argv, named, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -117,7 +121,11 @@ def test_bad_input_is_one_error_line(argv, named, capsys):
 
 
 def test_command_line_error_has_no_traceback():
-    done = subprocess.run([sys.executable, "-m", "anonlab.audit", "method=laplace", "epsilon=0"],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "anonlab.audit", "method=laplace", "epsilon=0"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 2
     assert done.stderr.strip() == "error: epsilon must be > 0 and finite, got 0.0"

@@ -26,8 +26,10 @@ def brute_force(mu, b, mu2, b2, low, high):
         def cdf(x, m, s):
             return 0.5 * math.exp((x - m) / s) if x < m else 1 - 0.5 * math.exp(-(x - m) / s)
 
-        atoms = [math.log(cdf(low, m1, s1) / cdf(low, m2, s2)),
-                 math.log((1 - cdf(high, m1, s1)) / (1 - cdf(high, m2, s2)))]
+        atoms = [
+            math.log(cdf(low, m1, s1) / cdf(low, m2, s2)),
+            math.log((1 - cdf(high, m1, s1)) / (1 - cdf(high, m2, s2))),
+        ]
         total += max(dens.max(), *atoms)
     return total
 
@@ -38,7 +40,8 @@ def test_laplace_loss_is_the_supremum_of_the_log_ratio(seed):
     mu, mu2 = rng.uniform(0, 10, 3), rng.uniform(0, 10, 3)
     b, b2 = rng.uniform(0.5, 4, 3), rng.uniform(0.5, 4, 3)
     assert one_way_loss(mu, b, mu2, b2, 0.0, 10.0) == pytest.approx(
-        brute_force(mu, b, mu2, b2, 0.0, 10.0), abs=1e-3)
+        brute_force(mu, b, mu2, b2, 0.0, 10.0), abs=1e-3
+    )
     # one scale, a wide domain: the Laplace mechanism's Σ|μ − μ'|/b
     assert laplace_loss(mu, b, mu2, b, -1e4, 1e4) == pytest.approx(np.sum(np.abs(mu - mu2) / b))
 
@@ -47,9 +50,10 @@ def test_the_lists_the_proofs_cover_stay_within_epsilon_and_idp_ls_does_not():
     settings = Settings(n=30, k=3)
     dataset = audited_dataset(settings)[0]
     # the worst neighbour moves the outlier to the domain's end, one of 11 places
-    found = {name: exact_losses(make_method(name, {"k": 3, "epsilon": 1.0}), dataset,
-                                positions=11)
-             for name in ("laplace", "ir_laplace", "dp_um", "idp_ls")}
+    found = {
+        name: exact_losses(make_method(name, {"k": 3, "epsilon": 1.0}), dataset, positions=11)
+        for name in ("laplace", "ir_laplace", "dp_um", "idp_ls")
+    }
     for name in ("laplace", "ir_laplace", "dp_um"):
         assert found[name].fixed_scale <= 1.0 + 1e-9 and found[name].own_scale <= 1.0 + 1e-9
     assert found["laplace"].fixed_scale > 0.95  # nearly tight: the record moves 99 % of Δ

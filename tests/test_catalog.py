@@ -22,7 +22,7 @@ def readme_rows(header: str) -> list[list[str]]:
     lines = README.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(header))
     rows = []
-    for line in lines[start + 2:]:
+    for line in lines[start + 2 :]:
         if not line.startswith("|"):
             break
         rows.append([cell.strip() for cell in line.strip("|").split("|")])
@@ -44,8 +44,7 @@ def test_every_experiment_config_is_a_paper_experiment_in_the_readme():
     files = {p.stem for p in (ROOT / "conf" / "experiment").glob("*.yaml")}
     assert set(names) == files - {"all"} and len(names) == len(set(names))
     rows = readme_rows("| experiment | paper target |")
-    assert [row[0].strip("`") for row in rows] and \
-        {row[0].strip("`") for row in rows} == set(names)
+    assert [row[0].strip("`") for row in rows] and {row[0].strip("`") for row in rows} == set(names)
     for row in rows:
         entry = catalog.experiment(row[0].strip("`"))
         assert row[1].startswith(f"{entry.paper} "), row
@@ -55,8 +54,7 @@ def test_every_experiment_config_is_a_paper_experiment_in_the_readme():
 def test_targets_are_ordered_by_paper_then_figures_before_tables():
     targets = catalog.targets()
     order = [p.short for p in catalog.papers()]
-    assert [order.index(t.paper) for t in targets] == sorted(order.index(t.paper)
-                                                             for t in targets)
+    assert [order.index(t.paper) for t in targets] == sorted(order.index(t.paper) for t in targets)
     assert {t.paper for t in targets} == set(order)
     for paper in order:
         ids = [t.id for t in targets if t.paper == paper]
@@ -105,11 +103,14 @@ def test_a_fixture_experiment_joins_the_catalog_with_its_readings(conf_copy):
     entry = catalog.experiment("fixture_readings", conf)
     assert entry.name in catalog.experiment_names(conf)
     assert [t.title_line for t in entry.targets] == ["DP-IR Figure 99"]
-    assert catalog.experiment_names(conf).index("fixture_readings") == \
-        catalog.experiment_names(conf).index("census_variance") - 1  # figures before tables
+    assert (
+        catalog.experiment_names(conf).index("fixture_readings")
+        == catalog.experiment_names(conf).index("census_variance") - 1
+    )  # figures before tables
     assert entry.primary.name == "text" and entry.primary.set == {}
     assert [(r.name, dict(r.set)) for r in entry.alternatives] == [
-        ("small_grid", {"reps": 1, "grid.k": [2, 3]})]
+        ("small_grid", {"reps": 1, "grid.k": [2, 3]})
+    ]
     assert entry.reading(None) is entry.primary
     with pytest.raises(ParameterError, match=r"choose one of \['text', 'small_grid'\]"):
         entry.reading("other")
@@ -125,30 +126,51 @@ def variant(old: str, new: str, text: str = FIXTURE) -> str:
     return text.replace(old, new)
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    (variant("paper: DP-IR", "paper: DP-XX"),
-     r"experiment.paper 'DP-XX' is not a paper of papers.yaml"),
-    (variant(TARGET, '    - title: "no id"\n'), r"target #1: id .* must be a non-empty string"),
-    (variant(TARGET, TARGET + TARGET), r"target 'DP-IR Figure 99' is already declared"),
-    (variant(TARGET, '    - id: Figure 1\n      title: "taken"\n'),
-     r"target 'DP-IR Figure 1' is already declared by .*census_ir.yaml"),
-    (variant("  targets:\n" + TARGET, "  targets: []\n"), r"experiment.targets must list"),
-    (variant(TARGET, TARGET + "      figures: [figure9]\n"),
-     r"figures \['figure9'\] are not among the experiment's figures"),
-    (variant("name: fixture_readings", "name: census_ir"),
-     r"experiment 'census_ir' is already declared by .*"),
-    (variant("  targets:\n", "  target: Figure 1\n  targets:\n"),
-     r"experiment has unknown key\(s\) \['target'\]"),
-    (variant("    primary: true\n", ""), r"exactly one reading must be primary: true, got 0"),
-    (variant("    text: \"one repetition", "    primary: true\n    text: \"one repetition"),
-     r"the primary reading sets nothing"),
-    (variant("- name: small_grid", "- name: text"), r"reading name\(s\) \['text'\] declared twice"),
-    (variant("- name: small_grid", "- name: Small-Grid"), r"name must be lower_snake_case"),
-    (variant("set: {reps: 1, grid.k: [2, 3]}", "set: [reps]"), r"set must be a mapping"),
-    (variant("set: {reps: 1, grid.k: [2, 3]}", "set: {1: 2}"), r"set keys must be dotted"),
-    (variant("    text: \"the grid as written\"\n", ""), r"reading 'text': text must be"),
-    (variant("    set: {}\n", "    set: {}\n    when: always\n"), r"unknown key\(s\) \['when'\]"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            variant("paper: DP-IR", "paper: DP-XX"),
+            r"experiment.paper 'DP-XX' is not a paper of papers.yaml",
+        ),
+        (variant(TARGET, '    - title: "no id"\n'), r"target #1: id .* must be a non-empty string"),
+        (variant(TARGET, TARGET + TARGET), r"target 'DP-IR Figure 99' is already declared"),
+        (
+            variant(TARGET, '    - id: Figure 1\n      title: "taken"\n'),
+            r"target 'DP-IR Figure 1' is already declared by .*census_ir.yaml",
+        ),
+        (variant("  targets:\n" + TARGET, "  targets: []\n"), r"experiment.targets must list"),
+        (
+            variant(TARGET, TARGET + "      figures: [figure9]\n"),
+            r"figures \['figure9'\] are not among the experiment's figures",
+        ),
+        (
+            variant("name: fixture_readings", "name: census_ir"),
+            r"experiment 'census_ir' is already declared by .*",
+        ),
+        (
+            variant("  targets:\n", "  target: Figure 1\n  targets:\n"),
+            r"experiment has unknown key\(s\) \['target'\]",
+        ),
+        (variant("    primary: true\n", ""), r"exactly one reading must be primary: true, got 0"),
+        (
+            variant('    text: "one repetition', '    primary: true\n    text: "one repetition'),
+            r"the primary reading sets nothing",
+        ),
+        (
+            variant("- name: small_grid", "- name: text"),
+            r"reading name\(s\) \['text'\] declared twice",
+        ),
+        (variant("- name: small_grid", "- name: Small-Grid"), r"name must be lower_snake_case"),
+        (variant("set: {reps: 1, grid.k: [2, 3]}", "set: [reps]"), r"set must be a mapping"),
+        (variant("set: {reps: 1, grid.k: [2, 3]}", "set: {1: 2}"), r"set keys must be dotted"),
+        (variant('    text: "the grid as written"\n', ""), r"reading 'text': text must be"),
+        (
+            variant("    set: {}\n", "    set: {}\n    when: always\n"),
+            r"unknown key\(s\) \['when'\]",
+        ),
+    ],
+)
 def test_malformed_declarations_are_refused_naming_the_file(conf_copy, text, message):
     conf = conf_copy(fixture_readings=text)
     with pytest.raises(ParameterError, match=message) as error:
@@ -158,19 +180,26 @@ def test_malformed_declarations_are_refused_naming_the_file(conf_copy, text, mes
 
 def test_a_file_whose_name_differs_from_its_experiment_is_refused(conf_copy):
     conf = conf_copy(other=FIXTURE)  # fixture_readings.yaml and other.yaml, one name
-    with pytest.raises(ParameterError, match=r"experiment 'fixture_readings' is already "
-                                             r"declared by .*fixture_readings.yaml"):
+    with pytest.raises(
+        ParameterError,
+        match=r"experiment 'fixture_readings' is already "
+        r"declared by .*fixture_readings.yaml",
+    ):
         catalog.experiments(conf)
     (conf / "experiment" / "fixture_readings.yaml").unlink()
-    with pytest.raises(ParameterError, match=r"other.yaml: experiment.name 'fixture_readings' "
-                                             r"must be the file's name 'other'"):
+    with pytest.raises(
+        ParameterError,
+        match=r"other.yaml: experiment.name 'fixture_readings' "
+        r"must be the file's name 'other'",
+    ):
         catalog.experiments(conf)
 
 
 def test_an_unknown_paper_list_entry_is_refused(conf_copy):
     conf = conf_copy()
     papers = conf / "papers.yaml"
-    papers.write_text(papers.read_text(encoding="utf-8") + "- short: DP-IR\n  title: again\n",
-                      encoding="utf-8")
+    papers.write_text(
+        papers.read_text(encoding="utf-8") + "- short: DP-IR\n  title: again\n", encoding="utf-8"
+    )
     with pytest.raises(ParameterError, match=r"papers.yaml: paper\(s\) \['DP-IR'\] listed twice"):
         catalog.papers(conf)

@@ -29,10 +29,18 @@ fcntl = pytest.importorskip("fcntl")
 
 ROOT = Path(__file__).resolve().parents[1]
 # 8 jobs (ir is deterministic: one repetition) in 8 batches of one job, ~0.3 s a run
-SMALL = ["+experiment=census_ir", "grid.k=[2,10]", "grid.epsilon=[1.0]", "grid.m=[1]",
-         "reps=2", "n_jobs=1"]
-UNREADABLE = re.compile(r"note: parts/census/(?P<name>\S+) is unreadable \((?P<reason>.+)\); "
-                        r"its jobs are recomputed")
+SMALL = [
+    "+experiment=census_ir",
+    "grid.k=[2,10]",
+    "grid.epsilon=[1.0]",
+    "grid.m=[1]",
+    "reps=2",
+    "n_jobs=1",
+]
+UNREADABLE = re.compile(
+    r"note: parts/census/(?P<name>\S+) is unreadable \((?P<reason>.+)\); "
+    r"its jobs are recomputed"
+)
 
 
 class Killed(Exception):
@@ -85,8 +93,9 @@ def expected(tmp_path_factory) -> bytes:
     return experiment.results_path.read_bytes()
 
 
-def test_a_killed_run_with_a_truncated_part_heals_to_the_same_bytes(tmp_path, expected,
-                                                                     monkeypatch, capsys):
+def test_a_killed_run_with_a_truncated_part_heals_to_the_same_bytes(
+    tmp_path, expected, monkeypatch, capsys
+):
     experiment = build(tmp_path)
     with pytest.raises(Killed):
         run_with(experiment, monkeypatch, stop_after=3)
@@ -99,8 +108,10 @@ def test_a_killed_run_with_a_truncated_part_heals_to_the_same_bytes(tmp_path, ex
     jobs = count_jobs(monkeypatch)
     run(experiment)
     [line] = notes(capsys)
-    assert line == (f"note: parts/census/{victim.name} is unreadable (Parquet magic bytes not "
-                    "found in footer); its jobs are recomputed")
+    assert line == (
+        f"note: parts/census/{victim.name} is unreadable (Parquet magic bytes not "
+        "found in footer); its jobs are recomputed"
+    )
     assert len(jobs) == 8 - 2  # the two intact parts were reused
     assert experiment.results_path.read_bytes() == expected
 
@@ -131,8 +142,7 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
 }
 
 
-def test_a_zero_byte_part_is_recomputed_with_one_note(tmp_path, expected, monkeypatch,
-                                                      capsys):
+def test_a_zero_byte_part_is_recomputed_with_one_note(tmp_path, expected, monkeypatch, capsys):
     experiment = build(tmp_path)
     run(experiment)
     [part] = parts(experiment)  # compacted
@@ -140,8 +150,10 @@ def test_a_zero_byte_part_is_recomputed_with_one_note(tmp_path, expected, monkey
     capsys.readouterr()
     jobs = count_jobs(monkeypatch)
     run(experiment)
-    assert notes(capsys) == [f"note: parts/census/{part.name} is unreadable (Parquet file size "
-                             "is 0 bytes); its jobs are recomputed"]
+    assert notes(capsys) == [
+        f"note: parts/census/{part.name} is unreadable (Parquet file size "
+        "is 0 bytes); its jobs are recomputed"
+    ]
     assert len(jobs) == 8
     assert experiment.results_path.read_bytes() == expected
     assert [p.is_file() for p in parts(experiment)] == [True]
@@ -191,8 +203,9 @@ def test_an_unreadable_manifest_discards_its_parts_with_one_note(tmp_path, capsy
     assert json.loads((checkpoint.directory / "manifest.json").read_text()) == {"key": "key"}
 
 
-def test_a_garbage_manifest_recomputes_the_sweep_to_the_same_bytes(tmp_path, expected,
-                                                                    monkeypatch, capsys):
+def test_a_garbage_manifest_recomputes_the_sweep_to_the_same_bytes(
+    tmp_path, expected, monkeypatch, capsys
+):
     experiment = build(tmp_path)
     with pytest.raises(Killed):
         run_with(experiment, monkeypatch, stop_after=3)
@@ -200,23 +213,27 @@ def test_a_garbage_manifest_recomputes_the_sweep_to_the_same_bytes(tmp_path, exp
     capsys.readouterr()
     jobs = count_jobs(monkeypatch)
     run(experiment)
-    assert notes(capsys) == ["note: parts/census/manifest.json is unreadable (Expecting value: "
-                             "line 1 column 1 (char 0)); the parts beside it (3) are discarded "
-                             "and their jobs recomputed"]
+    assert notes(capsys) == [
+        "note: parts/census/manifest.json is unreadable (Expecting value: "
+        "line 1 column 1 (char 0)); the parts beside it (3) are discarded "
+        "and their jobs recomputed"
+    ]
     assert len(jobs) == 8  # parts under an unreadable manifest cannot be trusted
     assert experiment.results_path.read_bytes() == expected
 
 
-def test_a_part_unreadable_when_loaded_back_is_run_again(tmp_path, expected, monkeypatch,
-                                                         capsys):
+def test_a_part_unreadable_when_loaded_back_is_run_again(tmp_path, expected, monkeypatch, capsys):
     save, saved = Checkpoint.save, []
 
     def flaky(self, rows):  # the disk mangles the second part written
         save(self, rows)
         saved.append(1)
         if len(saved) == 2:
-            _truncate(sorted(self.directory.glob("part-*.parquet"),
-                             key=lambda p: p.stat().st_mtime_ns)[-1])
+            _truncate(
+                sorted(self.directory.glob("part-*.parquet"), key=lambda p: p.stat().st_mtime_ns)[
+                    -1
+                ]
+            )
 
     monkeypatch.setattr(Checkpoint, "save", flaky)
     experiment = build(tmp_path)
@@ -237,7 +254,9 @@ def test_sweeps_are_compacted_to_one_part_per_data_set(tmp_path, monkeypatch, ca
     for dataset in ("census_hcd", "census_mcd"):  # ...compaction leaves one
         assert len(parts(experiment, dataset)) == 1
         assert sorted(p.name for p in (experiment.parts_dir / dataset).iterdir()) == [
-            "manifest.json", parts(experiment, dataset)[0].name]
+            "manifest.json",
+            parts(experiment, dataset)[0].name,
+        ]
     assert experiment.results_path.read_bytes() == loose.results_path.read_bytes()
 
     jobs = count_jobs(monkeypatch)
@@ -245,9 +264,14 @@ def test_sweeps_are_compacted_to_one_part_per_data_set(tmp_path, monkeypatch, ca
     assert jobs == []
     assert experiment.results_path.read_bytes() == loose.results_path.read_bytes()
 
-    wider = build_experiment(compose_config(
-        *[o.replace("grid.k=[2,10]", "grid.k=[2,10,20]") for o in SMALL], *two,
-        "run_name=sweep", f"results_dir={tmp_path / 'compacted'}"))
+    wider = build_experiment(
+        compose_config(
+            *[o.replace("grid.k=[2,10]", "grid.k=[2,10,20]") for o in SMALL],
+            *two,
+            "run_name=sweep",
+            f"results_dir={tmp_path / 'compacted'}",
+        )
+    )
     assert wider.out_dir == experiment.out_dir
     run(wider)  # a wider grid runs only its new cells, then compacts again
     new = {cell.id for cell in wider.cells} - {cell.id for cell in experiment.cells}
@@ -270,7 +294,8 @@ def test_compaction_keeps_a_job_stored_twice_once(tmp_path):
 
 
 def test_leftovers_of_a_kill_are_cleared_and_a_file_in_place_of_the_folder_replaced(
-        tmp_path, capsys):
+    tmp_path, capsys
+):
     (tmp_path / "parts").mkdir()
     (tmp_path / "parts" / "d").write_text("not a folder")
     checkpoint = Checkpoint(tmp_path / "parts" / "d", "key").open()
@@ -295,8 +320,9 @@ def test_a_run_waits_while_another_holds_the_folder(tmp_path, expected, capsys):
     with open(experiment.out_dir / ".lock", "a") as held, ThreadPoolExecutor(1) as pool:
         fcntl.flock(held, fcntl.LOCK_EX)
         waiting = pool.submit(run, experiment)
-        assert wait_for_note(capsys) == [f"note: another run is writing {experiment.out_dir}; "
-                                         "this run waits until it is done"]
+        assert wait_for_note(capsys) == [
+            f"note: another run is writing {experiment.out_dir}; this run waits until it is done"
+        ]
         time.sleep(0.2)
         assert not waiting.done() and not experiment.parts_dir.exists()
         fcntl.flock(held, fcntl.LOCK_UN)
@@ -340,14 +366,26 @@ def test_the_lock_is_released_on_errors_and_is_no_result(tmp_path, monkeypatch):
 # --- a real kill ----------------------------------------------------------------------------
 
 # 28 random-forest fits of ~0.15 s in 8 batches: long enough to be killed partway
-SLOW = ["+experiment=census_idp_rf", "grid.k=[5,20,80]", "grid.epsilon=[1.0]",
-        "grid.alpha=[1.5]", "reps=4", "n_jobs=1", "run_name=census_idp_rf"]
+SLOW = [
+    "+experiment=census_idp_rf",
+    "grid.k=[5,20,80]",
+    "grid.epsilon=[1.0]",
+    "grid.alpha=[1.5]",
+    "reps=4",
+    "n_jobs=1",
+    "run_name=census_idp_rf",
+]
 
 
 def start(results_dir: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, str(ROOT / "run.py"), *SLOW,
-                             f"results_dir={results_dir}"], cwd=ROOT, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, str(ROOT / "run.py"), *SLOW, f"results_dir={results_dir}"],
+        cwd=ROOT,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 @pytest.mark.slow  # 25 s: three real runs; the in-process test above checks the same healing
@@ -358,8 +396,10 @@ def test_a_sigkilled_sweep_with_a_truncated_part_resumes_to_the_same_bytes(tmp_p
     killed = start(tmp_path / "killed")
     folder = tmp_path / "killed" / "census_idp_rf"
     deadline = time.monotonic() + 120
-    while len(list((folder / "parts" / "census_idp").glob("part-*.parquet"))) < 3 \
-            and time.monotonic() < deadline:
+    while (
+        len(list((folder / "parts" / "census_idp").glob("part-*.parquet"))) < 3
+        and time.monotonic() < deadline
+    ):
         time.sleep(0.05)
     assert killed.poll() is None, "the run finished before it could be killed"
     os.killpg(killed.pid, signal.SIGKILL)
@@ -371,8 +411,10 @@ def test_a_sigkilled_sweep_with_a_truncated_part_resumes_to_the_same_bytes(tmp_p
     resumed = start(tmp_path / "killed")
     assert resumed.wait(timeout=300) == 0, resumed.stderr.read()
     lines = [line for line in resumed.stderr.read().splitlines() if line.startswith("note:")]
-    assert lines == [f"note: parts/census_idp/{stored[0].name} is unreadable (Parquet magic "
-                     "bytes not found in footer); its jobs are recomputed"]
+    assert lines == [
+        f"note: parts/census_idp/{stored[0].name} is unreadable (Parquet magic "
+        "bytes not found in footer); its jobs are recomputed"
+    ]
     expected = (tmp_path / "whole" / "census_idp_rf" / "results.parquet").read_bytes()
     assert (folder / "results.parquet").read_bytes() == expected
 
@@ -384,13 +426,26 @@ def test_key_follows_the_contents_of_a_users_files(tmp_path):
     data, tree = tmp_path / "mine.csv", tmp_path / "tree.csv"
     data.write_text("a\n1\n")
     tree.write_text("value,parent\nx,\n")
-    config = {"seed": 1, "metrics": ["re"], "dataset": {
-        "loader": "csv", "path": str(data), "hierarchies": {"c": str(tree)}}}
+    config = {
+        "seed": 1,
+        "metrics": ["re"],
+        "dataset": {"loader": "csv", "path": str(data), "hierarchies": {"c": str(tree)}},
+    }
     first = checkpoint_key(config, None)
     data.write_text("a\n2\n")
     second = checkpoint_key(config, None)
     tree.write_text("value,parent\ny,\n")
     assert len({first, second, checkpoint_key(config, None)}) == 3
     # the paper's data sets name no user file: their key is the one it was before
-    assert user_files({"": {"loader": "adult", "path": None,
-                            "categorical": {"occupation": "adult_occupation"}}}) == {}
+    assert (
+        user_files(
+            {
+                "": {
+                    "loader": "adult",
+                    "path": None,
+                    "categorical": {"occupation": "adult_occupation"},
+                }
+            }
+        )
+        == {}
+    )

@@ -24,32 +24,46 @@ BEYOND = {p.short for p in catalog.papers() if p.kind == "beyond"}  # no paper c
 
 
 def claim(kind: str, **fields) -> dict:
-    return {"id": "c", "paper": "DP-IR", "section": "§4.3", "quote": "q", "kind": kind,
-            "metric": "re", **fields}
+    return {
+        "id": "c",
+        "paper": "DP-IR",
+        "section": "§4.3",
+        "quote": "q",
+        "kind": kind,
+        "metric": "re",
+        **fields,
+    }
 
 
 # --- validation ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("fields", "message"), [
-    ({"id": None}, "claim #1: field 'id' is missing"),
-    ({"id": "Bad id"}, "field 'id' must be lower-case"),
-    ({"kind": "trend"}, "field 'kind' must be one of"),
-    ({"quote": ""}, "field 'quote' must be a non-empty string"),
-    ({"colour": "red"}, "field 'colour' is not a field of kind 'ordering'"),
-    ({"metric": None}, "field 'metric' is missing"),
-    ({"min_share": 1.5, "tolerance_note": "x"}, "field 'min_share' must be in"),
-    ({"min_share": 0.5}, "field 'tolerance_note' is missing"),
-    ({"factor": 2.0}, "field 'tolerance_note' is missing"),
-    ({"where": {"k": {"above": 3}}}, "field 'where.k' range must have keys"),
-    ({"where": [1]}, "field 'where' must be a mapping"),
-    ({"lower": None}, "field 'lower' is missing"),
-    ({"lower": {"method": 3}}, "field 'lower.method' must be a name"),
-    ({"chain": ["a", "b"]}, "field 'chain' cannot be given with"),
-    ({"notes": "dp-ir"}, "field 'notes' must be an anchor"),
-])
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"id": None}, "claim #1: field 'id' is missing"),
+        ({"id": "Bad id"}, "field 'id' must be lower-case"),
+        ({"kind": "trend"}, "field 'kind' must be one of"),
+        ({"quote": ""}, "field 'quote' must be a non-empty string"),
+        ({"colour": "red"}, "field 'colour' is not a field of kind 'ordering'"),
+        ({"metric": None}, "field 'metric' is missing"),
+        ({"min_share": 1.5, "tolerance_note": "x"}, "field 'min_share' must be in"),
+        ({"min_share": 0.5}, "field 'tolerance_note' is missing"),
+        ({"factor": 2.0}, "field 'tolerance_note' is missing"),
+        ({"where": {"k": {"above": 3}}}, "field 'where.k' range must have keys"),
+        ({"where": [1]}, "field 'where' must be a mapping"),
+        ({"lower": None}, "field 'lower' is missing"),
+        ({"lower": {"method": 3}}, "field 'lower.method' must be a name"),
+        ({"chain": ["a", "b"]}, "field 'chain' cannot be given with"),
+        ({"notes": "dp-ir"}, "field 'notes' must be an anchor"),
+    ],
+)
 def test_bad_ordering_claims_name_the_claim_and_field(fields, message):
-    raw = {k: v for k, v in {**claim("ordering", id="my_claim", lower="a", higher="b"),
-                             **fields}.items() if v is not None}
+    raw = {
+        k: v
+        for k, v in {**claim("ordering", id="my_claim", lower="a", higher="b"), **fields}.items()
+        if v is not None
+    }
     with pytest.raises(ClaimError, match=re.escape(message)):
         parse_claim(raw)
     if "id" not in fields:
@@ -57,28 +71,51 @@ def test_bad_ordering_claims_name_the_claim_and_field(fields, message):
             parse_claim(raw)
 
 
-@pytest.mark.parametrize(("fields", "message"), [
-    (claim("crossover", method="a", baseline="b"), "field 'expected' is missing"),
-    (claim("crossover", method="a", baseline="b", expected=10, mode="last"),
-     "field 'mode' must be one of"),
-    (claim("monotone", method="a", direction="up"), "field 'direction' must be one of"),
-    (claim("extremum", method="a", which="min", expected=[15, 5]),
-     "field 'expected' must be a range"),
-    (claim("ratio", numerator="a", denominator="b"), "field 'within' is missing"),
-    (claim("ratio", numerator="a", denominator="b", within=0.5, tolerance_note="x"),
-     "field 'within' must be >= 1"),
-    (claim("ratio", numerator="a", denominator="b", within=2, min=1, tolerance_note="x"),
-     "field 'within' cannot be given with"),
-    (claim("ratio", numerator="a", denominator="b", numerator_aggregate="median", within=2,
-           tolerance_note="x"), "field 'numerator_aggregate' must be one of"),
-    ({**claim("cells", source="experiments.dp_ir:compare")},
-     "field 'match' is missing"),
-    ({**claim("cells", source="experiments.nowhere:compare", match="m")},
-     "field 'source' cannot be loaded"),
-    (claim("bound", method="a", op="=", value=1), "field 'op' must be one of"),
-    (claim("bound", method="a", op="<", value=1, min_count=0, tolerance_note="x"),
-     "field 'min_count' must be an integer"),
-])
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        (claim("crossover", method="a", baseline="b"), "field 'expected' is missing"),
+        (
+            claim("crossover", method="a", baseline="b", expected=10, mode="last"),
+            "field 'mode' must be one of",
+        ),
+        (claim("monotone", method="a", direction="up"), "field 'direction' must be one of"),
+        (
+            claim("extremum", method="a", which="min", expected=[15, 5]),
+            "field 'expected' must be a range",
+        ),
+        (claim("ratio", numerator="a", denominator="b"), "field 'within' is missing"),
+        (
+            claim("ratio", numerator="a", denominator="b", within=0.5, tolerance_note="x"),
+            "field 'within' must be >= 1",
+        ),
+        (
+            claim("ratio", numerator="a", denominator="b", within=2, min=1, tolerance_note="x"),
+            "field 'within' cannot be given with",
+        ),
+        (
+            claim(
+                "ratio",
+                numerator="a",
+                denominator="b",
+                numerator_aggregate="median",
+                within=2,
+                tolerance_note="x",
+            ),
+            "field 'numerator_aggregate' must be one of",
+        ),
+        ({**claim("cells", source="experiments.dp_ir:compare")}, "field 'match' is missing"),
+        (
+            {**claim("cells", source="experiments.nowhere:compare", match="m")},
+            "field 'source' cannot be loaded",
+        ),
+        (claim("bound", method="a", op="=", value=1), "field 'op' must be one of"),
+        (
+            claim("bound", method="a", op="<", value=1, min_count=0, tolerance_note="x"),
+            "field 'min_count' must be an integer",
+        ),
+    ],
+)
 def test_bad_claims_of_each_kind(fields, message):
     with pytest.raises(ClaimError, match=re.escape(message)):
         parse_claim(fields)
@@ -95,8 +132,9 @@ def test_duplicate_ids_and_non_list():
 
 def test_claims_must_name_what_the_experiment_runs():
     config = {"methods": ["a", "b"], "metrics": ["re"], "grid": {"k": [2], "epsilon": [1.0]}}
-    check_against_config(parse_claims([claim("ordering", lower="a", higher="b",
-                                             where={"epsilon": 1.0})]), config)
+    check_against_config(
+        parse_claims([claim("ordering", lower="a", higher="b", where={"epsilon": 1.0})]), config
+    )
     for raw, message in [
         (claim("ordering", lower="a", higher="z"), "names method 'z'"),
         (claim("ordering", metric="jsd", lower="a", higher="b"), "names 'jsd'"),
@@ -109,13 +147,15 @@ def test_claims_must_name_what_the_experiment_runs():
 
 # --- the experiment configs --------------------------------------------------------------------
 
+
 def test_every_experiment_states_well_formed_claims_with_notes_anchors():
     notes = (ROOT / "docs" / "reproduction-notes.md").read_text(encoding="utf-8")
     anchors = set(re.findall(r'<a id="([a-z0-9-]+)"></a>', notes))
     papers = set()
     for name in EXPERIMENTS:
-        config = yaml.safe_load((ROOT / "conf" / "experiment" / f"{name}.yaml").read_text(
-            encoding="utf-8"))
+        config = yaml.safe_load(
+            (ROOT / "conf" / "experiment" / f"{name}.yaml").read_text(encoding="utf-8")
+        )
         claims = parse_claims(config.get("claims"))
         beyond = catalog.experiment(name).paper in BEYOND
         assert claims or beyond, f"{name} states no claims"
@@ -135,8 +175,18 @@ def test_bad_claim_stops_the_experiment_before_any_work(compose_config):
     from anonlab.runner import build_experiment
 
     cfg = compose_config("+experiment=census_ir")
-    cfg["claims"] = [{"id": "x", "paper": "DP-IR", "section": "§4.3", "quote": "q",
-                      "kind": "sideways", "metric": "re", "lower": "ir", "higher": "laplace"}]
+    cfg["claims"] = [
+        {
+            "id": "x",
+            "paper": "DP-IR",
+            "section": "§4.3",
+            "quote": "q",
+            "kind": "sideways",
+            "metric": "re",
+            "lower": "ir",
+            "higher": "laplace",
+        }
+    ]
     with pytest.raises(ParameterError, match="claim 'x'"):
         build_experiment(cfg)
     # leaving out a method a claim names is the user's choice, not an error

@@ -24,8 +24,9 @@ def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
 def test_census_ir_writes_table_provenance_and_figures(tmp_path):
     workdir = tmp_path / "workdir"
     workdir.mkdir()
-    out = run_cli("+experiment=census_ir", *TINY, "n_jobs=2", f"results_dir={tmp_path}",
-                  cwd=workdir)
+    out = run_cli(
+        "+experiment=census_ir", *TINY, "n_jobs=2", f"results_dir={tmp_path}", cwd=workdir
+    )
     assert out.returncode == 0, out.stderr
     assert list(workdir.iterdir()) == []  # no Hydra log or output folder besides results
     folder = tmp_path / f"census_ir~{custom_label(TINY)}"  # a custom grid: its own folder
@@ -36,8 +37,12 @@ def test_census_ir_writes_table_provenance_and_figures(tmp_path):
     run = json.loads((folder / "run.json").read_text())
     assert run["config"]["grid"]["k"] == [2, 10] and run["config"]["reps"] == 2
     assert run["provenance"] == "custom" and run["reading"] is None
-    assert run["overrides"] == ["+experiment=census_ir", *TINY, "n_jobs=2",
-                                f"results_dir={tmp_path}"]
+    assert run["overrides"] == [
+        "+experiment=census_ir",
+        *TINY,
+        "n_jobs=2",
+        f"results_dir={tmp_path}",
+    ]
     assert run["versions"]["numpy"] and "commit" in run["git"] and run["wall_time_s"] > 0
     for name in ("figure1_re", "figure1_jsd"):
         for fmt in ("png", "pdf"):
@@ -51,9 +56,16 @@ def test_census_ir_writes_table_provenance_and_figures(tmp_path):
 
 
 def test_user_csv_runs_end_to_end(tmp_path, user_csv):
-    out = run_cli("+experiment=census_ir", "dataset=csv", f"dataset.path={user_csv}",
-                  "dataset.numeric=[income,age]", "grid.m=[1,2]", *TINY, "n_jobs=1",
-                  f"results_dir={tmp_path}")
+    out = run_cli(
+        "+experiment=census_ir",
+        "dataset=csv",
+        f"dataset.path={user_csv}",
+        "dataset.numeric=[income,age]",
+        "grid.m=[1,2]",
+        *TINY,
+        "n_jobs=1",
+        f"results_dir={tmp_path}",
+    )
     assert out.returncode == 0, out.stderr
     [folder] = tmp_path.glob("census_ir~csv-mine-*")  # not the paper's census_ir/
     assert str(folder / "results.parquet") in out.stdout
@@ -65,8 +77,13 @@ def test_user_csv_runs_end_to_end(tmp_path, user_csv):
 def test_results_file_is_byte_identical_for_any_n_jobs(tmp_path, compose_config):
     files = []
     for n_jobs in (1, 2):
-        cfg = compose_config("+experiment=adult_uni_sse", "grid.k=[2,50]", "reps=2",
-                             f"n_jobs={n_jobs}", f"results_dir={tmp_path / str(n_jobs)}")
+        cfg = compose_config(
+            "+experiment=adult_uni_sse",
+            "grid.k=[2,50]",
+            "reps=2",
+            f"n_jobs={n_jobs}",
+            f"results_dir={tmp_path / str(n_jobs)}",
+        )
         experiment = build_experiment(cfg)
         run_experiment(experiment, cfg, progress=False)
         files.append(experiment.results_path.read_bytes())
@@ -76,8 +93,16 @@ def test_results_file_is_byte_identical_for_any_n_jobs(tmp_path, compose_config)
 def test_multirun_runs_each_experiment(tmp_path):
     workdir = tmp_path / "workdir"
     workdir.mkdir()
-    out = run_cli("-m", "+experiment=census_ir,adult_uni_sse", "grid.k=[2,5]", "reps=1",
-                  "n_jobs=1", "figures=[]", f"results_dir={tmp_path / 'results'}", cwd=workdir)
+    out = run_cli(
+        "-m",
+        "+experiment=census_ir,adult_uni_sse",
+        "grid.k=[2,5]",
+        "reps=1",
+        "n_jobs=1",
+        "figures=[]",
+        f"results_dir={tmp_path / 'results'}",
+        cwd=workdir,
+    )
     assert out.returncode == 0, out.stderr
     for name in ("census_ir", "adult_uni_sse"):
         folder = f"{name}~{custom_label(['grid.k=[2,5]', 'reps=1', 'n_jobs=1', 'figures=[]'])}"
@@ -90,7 +115,8 @@ def test_all_validates_every_experiment_before_any_work(tmp_path):
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [
         "error: profile='fast' is not declared by this experiment; choose 'paper' or one of "
-        "['quick']"]
+        "['quick']"
+    ]
     assert list(tmp_path.iterdir()) == []
 
 
@@ -100,8 +126,9 @@ def test_n_jobs_above_the_cores_is_capped_and_said(tmp_path):
     from anonlab.config import compose_config
 
     cores = os.cpu_count() or 1
-    experiment = build_experiment(compose_config("+experiment=census_ir", "n_jobs=1000",
-                                                 f"results_dir={tmp_path}"))
+    experiment = build_experiment(
+        compose_config("+experiment=census_ir", "n_jobs=1000", f"results_dir={tmp_path}")
+    )
     assert experiment.n_jobs == cores
     assert experiment.notes == (f"n_jobs=1000 capped to {cores}, the number of cores",)
     assert list(tmp_path.iterdir()) == []
@@ -116,5 +143,6 @@ def test_a_results_dir_that_cannot_be_a_folder_is_refused_before_any_write(tmp_p
     assert out.returncode == 2
     what = "is a file" if where == "file" else f"lies under the file '{blocker}'"
     assert out.stderr.strip().splitlines() == [
-        f"error: results_dir='{target}' {what}; name a folder"]
+        f"error: results_dir='{target}' {what}; name a folder"
+    ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker"]

@@ -33,8 +33,9 @@ def test_alpha_is_overridable(compose_config):
 
 
 def test_protect_first_m():
-    data = build_dataset("t", pd.DataFrame({"a": [1, 2], "b": [3, 4], "c": [5, 6]}),
-                         ["a", "b", "c"])
+    data = build_dataset(
+        "t", pd.DataFrame({"a": [1, 2], "b": [3, 4], "c": [5, 6]}), ["a", "b", "c"]
+    )
     assert data.protect_first(2).protected == ("a", "b")
     with pytest.raises(ParameterError, match="m must be in 1..3, got 4"):
         data.protect_first(4)

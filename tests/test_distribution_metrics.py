@@ -25,14 +25,21 @@ DISTRIBUTION = ("correlation_difference", "marginal_tvd", "jsd", "f_measure")
 
 def view_of(values: np.ndarray, low: float = -10.0, high: float = 10.0, **kwargs):
     frame = pd.DataFrame(values, columns=[f"a{j}" for j in range(values.shape[1])])
-    return build_dataset("t", frame, list(frame.columns),
-                         domains={c: [low, high] for c in frame.columns}, **kwargs)
+    return build_dataset(
+        "t", frame, list(frame.columns), domains={c: [low, high] for c in frame.columns}, **kwargs
+    )
 
 
 def brute_correlation_difference(a: np.ndarray, b: np.ndarray) -> float:
     pairs = list(combinations(range(a.shape[1]), 2))
-    return float(np.mean([abs(np.corrcoef(a[:, i], a[:, j])[0, 1]
-                              - np.corrcoef(b[:, i], b[:, j])[0, 1]) for i, j in pairs]))
+    return float(
+        np.mean(
+            [
+                abs(np.corrcoef(a[:, i], a[:, j])[0, 1] - np.corrcoef(b[:, i], b[:, j])[0, 1])
+                for i, j in pairs
+            ]
+        )
+    )
 
 
 def brute_tvd(a: np.ndarray, b: np.ndarray, low: float, high: float, bins: int) -> float:
@@ -49,7 +56,9 @@ def brute_tvd(a: np.ndarray, b: np.ndarray, low: float, high: float, bins: int) 
 matrices = st.tuples(st.integers(3, 25), st.integers(2, 4)).flatmap(
     lambda shape: st.tuples(
         arrays(np.float64, shape, elements=st.integers(-10, 10).map(float)),
-        arrays(np.float64, shape, elements=st.integers(-10, 10).map(float))))
+        arrays(np.float64, shape, elements=st.integers(-10, 10).map(float)),
+    )
+)
 
 
 @settings(max_examples=40, deadline=None)
@@ -76,8 +85,9 @@ def test_correlation_difference_matches_corrcoef_pair_by_pair(pair):
     if (a.std(axis=0) == 0).any() or (b.std(axis=0) == 0).any():
         return  # corrcoef gives NaN for constant columns; see the next test
     view = view_of(a)
-    got = get_metric("correlation_difference")(view.frame, pd.DataFrame(
-        b, columns=view.frame.columns), view)
+    got = get_metric("correlation_difference")(
+        view.frame, pd.DataFrame(b, columns=view.frame.columns), view
+    )
     assert got == pytest.approx(brute_correlation_difference(a, b), abs=1e-12)
 
 
@@ -118,8 +128,7 @@ def test_marginal_tvd_disjoint_is_one_and_per_attribute_is_mean_of_pairs():
 
 def test_marginal_tvd_categorical_by_code():
     frame = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0], "c": ["a", "b", "a", "b"]})
-    view = build_dataset("t", frame, ["x", "c"], categorical={"c": None},
-                         domains={"x": [0, 4]})
+    view = build_dataset("t", frame, ["x", "c"], categorical={"c": None}, domains={"x": [0, 4]})
     original = view.protected_values
     swapped = original.copy()
     swapped[:, 1] = original[::-1, 1]  # the same marginal of c, the pairs with x change
@@ -146,8 +155,9 @@ def labelled(n: int = 90):
     rng = np.random.default_rng(3)
     frame = pd.DataFrame({"a": rng.uniform(0, 10, n), "b": rng.uniform(0, 10, n)})
     frame["y"] = frame["a"] + rng.normal(scale=0.5, size=n)
-    return build_dataset("s", frame, ["a", "b"],
-                         target={"column": "y", "threshold": 5, "labels": ["lo", "hi"]})
+    return build_dataset(
+        "s", frame, ["a", "b"], target={"column": "y", "threshold": 5, "labels": ["lo", "hi"]}
+    )
 
 
 def test_distribution_metrics_accept_synthetic_releases():
@@ -170,6 +180,7 @@ def test_f_measure_trains_on_the_class_a_synthetic_release_carries():
     shuffled = metric.of_release(view, release, np.random.default_rng(9))
     assert min(shuffled.values()) > 0.75
     flipped = np.where(release.target == "lo", "hi", "lo")
-    wrong = metric.of_release(view, Release(view, release.values, target=flipped),
-                              np.random.default_rng(9))
+    wrong = metric.of_release(
+        view, Release(view, release.values, target=flipped), np.random.default_rng(9)
+    )
     assert max(wrong.values()) < 0.25

@@ -25,7 +25,8 @@ def test_emd_matches_the_formula(values, draw):
     assert emd.of_records(records) == pytest.approx(direct_emd(values[records], values))
     labels = np.arange(len(values)) % 3
     np.testing.assert_allclose(
-        emd.of_partition(labels), [direct_emd(values[labels == j], values) for j in range(3)])
+        emd.of_partition(labels), [direct_emd(values[labels == j], values) for j in range(3)]
+    )
 
 
 @SETTINGS
@@ -54,5 +55,6 @@ def test_whole_data_set_has_zero_emd_and_bounds_are_ordered():
         assert proposition_1_bound(100, k) <= proposition_2_bound(100, k)
     # k divides n: the medians of k equal subsets reach Proposition 1's bound
     medians = np.array([5, 15, 25, 35, 45, 55, 65, 75, 85, 95]) - 1
-    assert OrderedEMD(values).of_records(medians) == pytest.approx(proposition_1_bound(100, 10),
-                                                                    rel=0.02)
+    assert OrderedEMD(values).of_records(medians) == pytest.approx(
+        proposition_1_bound(100, 10), rel=0.02
+    )

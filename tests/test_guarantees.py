@@ -24,15 +24,14 @@ M, EPS, K, T = 3, 0.5, 4, 0.3
 SYMBOLS = {"ε/m": EPS / M, "ε": EPS, "m·ε": M * EPS, "–": None}
 COLUMNS_3 = ["age", "hours.week", "balance.eur"]
 DOMAINS = {"age": [0, 120], "hours.week": [0, 100], "balance.eur": [-20000, 20000]}
-ROLES = {"age": "quasi_identifier", "hours.week": "quasi_identifier",
-         "balance.eur": "confidential"}
+ROLES = {"age": "quasi_identifier", "hours.week": "quasi_identifier", "balance.eur": "confidential"}
 
 
 def documented() -> dict[str, dict[str, str]]:
     """The rows of the page's table, by method."""
     text = DOC.read_text(encoding="utf-8")
     lines = [line for line in text.splitlines() if line.startswith("| `")]
-    header = [c.strip() for c in text[text.index("| method |"):].splitlines()[0].split("|")]
+    header = [c.strip() for c in text[text.index("| method |") :].splitlines()[0].split("|")]
     rows = {}
     for line in lines:
         cells = dict(zip(header, (c.strip() for c in line.split("|")), strict=True))
@@ -49,8 +48,10 @@ CHECKED = sorted(set(METHODS) - UNDOCUMENTED)
 
 def check(stated, row: dict[str, str]) -> None:
     assert stated.claimed == row["claimed"]
-    for field, column in (("epsilon_per_attribute", "ε per attribute"),
-                          ("epsilon_total", "ε in total")):
+    for field, column in (
+        ("epsilon_per_attribute", "ε per attribute"),
+        ("epsilon_total", "ε in total"),
+    ):
         expected = SYMBOLS[row[column]]
         value = getattr(stated, field)
         assert value is None if expected is None else value == pytest.approx(expected)
@@ -61,7 +62,8 @@ def notion_text(stated, m: int) -> str:
     ε than the claim's, ``(m = 1)`` when the form needs one attribute."""
     text = stated.notion
     if stated.notion_epsilon is not None and stated.notion_epsilon != pytest.approx(
-            stated.epsilon_total):
+        stated.epsilon_total
+    ):
         text += " (m·ε)"
     return text + (" (m = 1)" if m == 1 else "")
 
@@ -89,8 +91,9 @@ def test_stated_guarantee_is_the_documented_one(name):
                 make_method(name, {"k": K, "epsilon": EPS, "t": T}, {"form": form})
             continue
         m = 1 if form == "shuffled_rows" and METHODS[name].rows_need_one_attribute else M
-        shown = guarantee(make_method(name, {"k": K, "epsilon": EPS, "t": T},
-                                      library_options(name, form)), m)
+        shown = guarantee(
+            make_method(name, {"k": K, "epsilon": EPS, "t": T}, library_options(name, form)), m
+        )
         assert notion_text(shown, m) == row[form], form
 
 
@@ -108,8 +111,9 @@ def test_each_release_carries_its_documented_guarantee(name):
     order is the table's, and what else it carries is what it reaches."""
     frame = pd.read_csv(PEOPLE)
     params = {p: {"k": K, "epsilon": EPS, "t": T}[p] for p in METHODS[name].axes}
-    released = anonlab.protect(frame, name, COLUMNS_3, domains=DOMAINS, roles=ROLES,
-                               seed=1, **params)
+    released = anonlab.protect(
+        frame, name, COLUMNS_3, domains=DOMAINS, roles=ROLES, seed=1, **params
+    )
     stated, row = released.attrs["guarantee"], DOCUMENTED[name]
     check(anonlab.methods.guarantees.Guarantee(**stated), row)
     assert stated["notion"] == row["records"].split(" (")[0]
@@ -137,8 +141,9 @@ def test_per_attribute_budget_spends_m_times_epsilon(name):
 
 def test_domains_read_off_the_data_void_the_notion_of_a_library_release():
     frame = pd.read_csv(PEOPLE)
-    ruled = anonlab.protect(frame, "ir_laplace", ["age"], k=5, epsilon=1.0, domains="data",
-                            form="shuffled_columns")
+    ruled = anonlab.protect(
+        frame, "ir_laplace", ["age"], k=5, epsilon=1.0, domains="data", form="shuffled_columns"
+    )
     flat = anonlab.protect(frame, "laplace", ["city"], epsilon=1.0, domains="data")
     mdav = anonlab.protect(frame, "mdav", ["age"], k=5)
     for released in (ruled, flat):
@@ -153,10 +158,17 @@ def test_domains_read_off_the_data_void_the_notion_of_a_library_release():
 
 
 def test_the_results_table_carries_each_release_guarantee(tmp_path):
-    config = compose_config("+experiment=census_ir", "grid.k=[5]", "grid.epsilon=[2.0]",
-                            "grid.m=[1,8]", "reps=2", f"results_dir={tmp_path}", "n_jobs=1")
+    config = compose_config(
+        "+experiment=census_ir",
+        "grid.k=[5]",
+        "grid.epsilon=[2.0]",
+        "grid.m=[1,8]",
+        "reps=2",
+        f"results_dir={tmp_path}",
+        "n_jobs=1",
+    )
     table = run_grid(build_experiment(config), progress=False)
-    assert list(table.columns[-len(COLUMNS):]) == list(COLUMNS)
+    assert list(table.columns[-len(COLUMNS) :]) == list(COLUMNS)
     laplace = table[table["method"] == "ir_laplace"]
     # the papers' form and numpy's sampler, kept for the published results: notion none
     assert set(laplace["guarantee"]) == {"none"}

@@ -18,14 +18,24 @@ from anonlab.runner import build_experiment, run_experiment
 from anonlab.runner.execute import plan_jobs
 from anonlab.validation import ParameterError
 
-CENSUS_IDP = ["AFNLWGT", "AGI", "EMCONTRB", "FEDTAX", "STATETAX", "TAXINC", "POTHVAL",
-              "INTVAL", "FICA"]
+CENSUS_IDP = [
+    "AFNLWGT",
+    "AGI",
+    "EMCONTRB",
+    "FEDTAX",
+    "STATETAX",
+    "TAXINC",
+    "POTHVAL",
+    "INTVAL",
+    "FICA",
+]
 
 
 def small(n: int = 40, seed: int = 3) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({"a": rng.gamma(2.0, 10.0, n), "b": rng.uniform(1, 50, n),
-                         "y": rng.uniform(0, 10, n)})
+    return pd.DataFrame(
+        {"a": rng.gamma(2.0, 10.0, n), "b": rng.uniform(1, 50, n), "y": rng.uniform(0, 10, n)}
+    )
 
 
 def test_census_idp_and_wine_as_the_paper_describes(compose_config):
@@ -56,12 +66,18 @@ def test_alpha_rebuilds_rule_domains_and_keeps_declared_ones():
         declared.with_alpha(2.0)
 
 
-@pytest.mark.parametrize(("target", "message"), [
-    ({"column": "zz", "threshold": 1, "labels": ["lo", "hi"]}, "column 'zz' is not in the data"),
-    ({"column": "y", "threshold": "x", "labels": ["lo", "hi"]}, "threshold must be a number"),
-    ({"column": "y", "threshold": 1, "labels": ["lo", "lo"]}, "two distinct names"),
-    ({"column": "y", "threshold": 1, "labels": ["lo", "hi"], "above": 2}, "unknown key"),
-])
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        (
+            {"column": "zz", "threshold": 1, "labels": ["lo", "hi"]},
+            "column 'zz' is not in the data",
+        ),
+        ({"column": "y", "threshold": "x", "labels": ["lo", "hi"]}, "threshold must be a number"),
+        ({"column": "y", "threshold": 1, "labels": ["lo", "lo"]}, "two distinct names"),
+        ({"column": "y", "threshold": 1, "labels": ["lo", "hi"], "above": 2}, "unknown key"),
+    ],
+)
 def test_bad_target_is_refused(target, message):
     with pytest.raises(ParameterError, match=message):
         build_dataset("s", small(), ["a", "b"], target=target)
@@ -70,22 +86,27 @@ def test_bad_target_is_refused(target, message):
 def test_mean_sse_is_eq5_as_printed():
     dataset = build_dataset("s", small(), ["a", "b"])
     release = make_method("idp_ls", {"k": 4, "epsilon": 1.0}).protect(
-        dataset, np.random.default_rng(0))
+        dataset, np.random.default_rng(0)
+    )
     x, y = dataset.protected_values, release.values
     sigma2 = [np.var(x[:, j], ddof=1) for j in range(2)]
     # iDP Eq. (5), one record at a time: d = (1/m) sqrt(Σ_j (|x_j − y_j| / σ_j²)²)
-    distances = [(1 / 2) * np.sqrt(sum((abs(x[i, j] - y[i, j]) / sigma2[j]) ** 2
-                                       for j in range(2))) for i in range(dataset.n)]
+    distances = [
+        (1 / 2) * np.sqrt(sum((abs(x[i, j] - y[i, j]) / sigma2[j]) ** 2 for j in range(2)))
+        for i in range(dataset.n)
+    ]
     expected = np.mean(np.square(distances))  # iDP Eq. (4) divided by n
     assert get_metric("sse_idp").of_release(dataset, release) == pytest.approx(expected)
 
 
 def test_f_measure_trains_on_first_66_percent_of_release_and_tests_on_original():
     frame = small(n=60)
-    dataset = build_dataset("s", frame, ["a", "b"],
-                            target={"column": "y", "threshold": 5, "labels": ["lo", "hi"]})
+    dataset = build_dataset(
+        "s", frame, ["a", "b"], target={"column": "y", "threshold": 5, "labels": ["lo", "hi"]}
+    )
     release = make_method("idp_cbls", {"k": 5, "epsilon": 1.0}).protect(
-        dataset, np.random.default_rng(1))
+        dataset, np.random.default_rng(1)
+    )
     metric = get_metric("f_measure")
     scores = metric.of_release(dataset, release, np.random.default_rng(9))
     split = train_size(60)
@@ -94,8 +115,12 @@ def test_f_measure_trains_on_first_66_percent_of_release_and_tests_on_original()
     forest = RandomForestClassifier(n_estimators=100, n_jobs=1, random_state=seed)
     labels = dataset.target.to_numpy()
     forest.fit(release.values[:split], labels[:split])
-    expected = f1_score(labels[split:], forest.predict(dataset.protected_values[split:]),
-                        labels=["hi", "lo"], average=None)
+    expected = f1_score(
+        labels[split:],
+        forest.predict(dataset.protected_values[split:]),
+        labels=["hi", "lo"],
+        average=None,
+    )
     assert scores == pytest.approx({"hi": expected[0], "lo": expected[1]})
     assert metric.of_release(dataset, release, np.random.default_rng(9)) == scores
     with pytest.raises(TypeError, match="randomized"):
@@ -115,24 +140,32 @@ def test_rf_experiment_grid_repeats_the_original_bound(compose_config):
     assert {c.method for c in experiment.cells} == {"original", "idp_ls", "idp_cbls"}
 
 
-@pytest.mark.parametrize(("overrides", "message"), [
-    (["grid.k=[2,5]"], "method 'idp_cbls' needs k >= 3"),
-    (["grid.alpha=[0.5]"], "grid.alpha=0.5: alpha must be a number >= 1"),
-    (["dataset=adult", "grid.k=[5]"], "protects numerical attributes only"),
-])
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["grid.k=[2,5]"], "method 'idp_cbls' needs k >= 3"),
+        (["grid.alpha=[0.5]"], "grid.alpha=0.5: alpha must be a number >= 1"),
+        (["dataset=adult", "grid.k=[5]"], "protects numerical attributes only"),
+    ],
+)
 def test_idp_grid_errors_before_work(compose_config, overrides, message):
     cfg = compose_config("+experiment=census_idp_sse", *overrides)
     with pytest.raises(ParameterError, match=message):
         build_experiment(cfg)
 
 
-def test_rf_experiment_runs_and_is_identical_on_any_number_of_workers(tmp_path,
-                                                                      compose_config):
+def test_rf_experiment_runs_and_is_identical_on_any_number_of_workers(tmp_path, compose_config):
     files = []
     for n_jobs in (1, 2):
-        cfg = compose_config("+experiment=census_idp_rf", "grid.k=[5,30]", "grid.epsilon=[1.0]",
-                             "grid.alpha=[1.5]", "reps=2", f"n_jobs={n_jobs}",
-                             f"results_dir={tmp_path / str(n_jobs)}")
+        cfg = compose_config(
+            "+experiment=census_idp_rf",
+            "grid.k=[5,30]",
+            "grid.epsilon=[1.0]",
+            "grid.alpha=[1.5]",
+            "reps=2",
+            f"n_jobs={n_jobs}",
+            f"results_dir={tmp_path / str(n_jobs)}",
+        )
         experiment = build_experiment(cfg)
         table = run_experiment(experiment, cfg, progress=False)
         files.append(experiment.results_path.read_bytes())
@@ -148,8 +181,14 @@ def test_rf_experiment_runs_and_is_identical_on_any_number_of_workers(tmp_path,
 
 
 def test_sse_experiment_orders_methods_at_eps_1(tmp_path, compose_config):
-    cfg = compose_config("+experiment=census_idp_sse", "grid.k=[20,60]", "grid.epsilon=[1.0]",
-                         "reps=3", "n_jobs=1", f"results_dir={tmp_path}")
+    cfg = compose_config(
+        "+experiment=census_idp_sse",
+        "grid.k=[20,60]",
+        "grid.epsilon=[1.0]",
+        "reps=3",
+        "n_jobs=1",
+        f"results_dir={tmp_path}",
+    )
     experiment = build_experiment(cfg)
     table = run_experiment(experiment, cfg, progress=False)
     means = table.groupby(["method", "alpha"])["value"].mean()

@@ -24,8 +24,9 @@ def prop3_missing_term(smallest, largest, sizes):
 
 def prop2_min_not_max(smallest, largest, low, high, sizes):
     """Proposition 2 with min{…} instead of max{…}."""
-    spread = np.minimum(np.asarray(high) - np.asarray(smallest),
-                        np.asarray(largest) - np.asarray(low))
+    spread = np.minimum(
+        np.asarray(high) - np.asarray(smallest), np.asarray(largest) - np.asarray(low)
+    )
     return spread / np.asarray(sizes, dtype=float)[:, None]
 
 
@@ -52,22 +53,38 @@ def whole_budget(epsilon, m):
 FOUND = (Phase.explicit, Phase.reuse, Phase.generate)  # every phase but shrinking
 
 MUTANTS = {
-    "prop3_missing_term": ("cluster_based_local_sensitivity", prop3_missing_term,
-                           lambda: suite.test_one_cluster_bound_holds_for_every_change(
-                               name="idp_cbls")),
-    "prop2_min_not_max": ("centroid_local_sensitivity", prop2_min_not_max,
-                          lambda: suite.test_one_cluster_bound_holds_for_every_change(
-                              name="idp_ls")),
-    "dp_um_halved": ("centroid_global_sensitivity", dp_um_halved,
-                     lambda: suite.test_one_cluster_bound_holds_for_every_change(name="dp_um")),
-    "plain_means": ("preprocessed_centroids", plain_means,
-                    lambda: suite.test_methods_release_their_own_centroids(
-                        name="idp_cbls", expected=[2.0, 2.0, 2.0, 11.0, 11.0, 11.0])),
-    "min_only_preprocessing": ("preprocessed_centroids", min_only_preprocessing,
-                               suite.test_preprocessed_centroids_match_the_reference),
-    "whole_budget": ("attribute_budget", whole_budget,
-                     lambda: suite.test_methods_release_one_noisy_centroid_per_cluster(
-                         name="idp_ls")),
+    "prop3_missing_term": (
+        "cluster_based_local_sensitivity",
+        prop3_missing_term,
+        lambda: suite.test_one_cluster_bound_holds_for_every_change(name="idp_cbls"),
+    ),
+    "prop2_min_not_max": (
+        "centroid_local_sensitivity",
+        prop2_min_not_max,
+        lambda: suite.test_one_cluster_bound_holds_for_every_change(name="idp_ls"),
+    ),
+    "dp_um_halved": (
+        "centroid_global_sensitivity",
+        dp_um_halved,
+        lambda: suite.test_one_cluster_bound_holds_for_every_change(name="dp_um"),
+    ),
+    "plain_means": (
+        "preprocessed_centroids",
+        plain_means,
+        lambda: suite.test_methods_release_their_own_centroids(
+            name="idp_cbls", expected=[2.0, 2.0, 2.0, 11.0, 11.0, 11.0]
+        ),
+    ),
+    "min_only_preprocessing": (
+        "preprocessed_centroids",
+        min_only_preprocessing,
+        suite.test_preprocessed_centroids_match_the_reference,
+    ),
+    "whole_budget": (
+        "attribute_budget",
+        whole_budget,
+        lambda: suite.test_methods_release_one_noisy_centroid_per_cluster(name="idp_ls"),
+    ),
 }
 
 
@@ -82,7 +99,8 @@ def test_sensitivity_tests_catch_the_mutant(mutant, monkeypatch):
     for test in vars(suite).values():
         chosen = getattr(test, "_hypothesis_internal_use_settings", None)
         if chosen is not None:
-            monkeypatch.setattr(test, "_hypothesis_internal_use_settings",
-                                settings(chosen, phases=FOUND))
+            monkeypatch.setattr(
+                test, "_hypothesis_internal_use_settings", settings(chosen, phases=FOUND)
+            )
     with pytest.raises(AssertionError):
         run()

@@ -85,11 +85,13 @@ def library_centroids_and_sensitivity(name: str, ranking, low, high):
         return ranking.centroids, centroid_global_sensitivity(high - low, ranking.sizes)
     if name == "idp_ls":
         return ranking.centroids, centroid_local_sensitivity(
-            ranking.smallest(0), ranking.largest(0), low, high, ranking.sizes)
+            ranking.smallest(0), ranking.largest(0), low, high, ranking.sizes
+        )
     smallest = tuple(ranking.smallest(r) for r in range(3))
     largest = tuple(ranking.largest(r) for r in range(3))
     return preprocessed_centroids(ranking), cluster_based_local_sensitivity(
-        smallest, largest, ranking.sizes)
+        smallest, largest, ranking.sizes
+    )
 
 
 def candidate_values(values, low: float, high: float, extra=()) -> np.ndarray:
@@ -105,8 +107,9 @@ def candidate_values(values, low: float, high: float, extra=()) -> np.ndarray:
     """
     ordered = np.sort(np.asarray(values, dtype=float))
     midpoints = (ordered[1:] + ordered[:-1]) / 2
-    return np.unique(np.concatenate([[low, high], ordered, midpoints,
-                                     np.asarray(extra, dtype=float)]))
+    return np.unique(
+        np.concatenate([[low, high], ordered, midpoints, np.asarray(extra, dtype=float)])
+    )
 
 
 # --- strategies ------------------------------------------------------------------------
@@ -122,8 +125,11 @@ def columns(draw, min_size: int, max_size: int):
     in_domain = st.floats(low, high, allow_nan=False)
     if draw(st.booleans()):
         whole = st.integers(math.ceil(low), math.floor(high)).map(float)
-        pool = draw(st.lists(st.one_of(st.sampled_from([low, high]), whole),
-                             min_size=1, max_size=3, unique=True))
+        pool = draw(
+            st.lists(
+                st.one_of(st.sampled_from([low, high]), whole), min_size=1, max_size=3, unique=True
+            )
+        )
         elements = st.sampled_from(pool)
     else:
         elements = st.one_of(in_domain, st.sampled_from([low, high]))
@@ -308,14 +314,15 @@ def privacy_loss_ratio(name: str, values, low: float, high: float, k: int, extra
     values = np.asarray(values, dtype=float)
     n = len(values)
     centroids, bound = library_centroids_and_sensitivity(
-        name, individual_ranking(values, k), low, high)
+        name, individual_ranking(values, k), low, high
+    )
     candidates = candidate_values(values, low, high, extra)
     # every neighbour is one column: record i replaced by candidate z
     neighbours = np.repeat(values[:, None], n * len(candidates), axis=1)
-    neighbours[np.repeat(np.arange(n), len(candidates)), np.arange(neighbours.shape[1])] = (
-        np.tile(candidates, n))
-    moved, _ = library_centroids_and_sensitivity(
-        name, individual_ranking(neighbours, k), low, high)
+    neighbours[np.repeat(np.arange(n), len(candidates)), np.arange(neighbours.shape[1])] = np.tile(
+        candidates, n
+    )
+    moved, _ = library_centroids_and_sensitivity(name, individual_ranking(neighbours, k), low, high)
     change = np.abs(moved - centroids)  # (p, N) against (p, 1)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(change > tolerance(low, high), change / bound, 0.0)
@@ -388,7 +395,8 @@ def test_idp_cbls_privacy_loss_with_reranking_grows_with_the_number_of_clusters(
     changed = values.copy()
     changed[0] = 10.0
     moved, _ = library_centroids_and_sensitivity(
-        "idp_cbls", individual_ranking(changed, 3), 0.0, 10.0)
+        "idp_cbls", individual_ranking(changed, 3), 0.0, 10.0
+    )
     np.testing.assert_allclose(moved[:, 0], np.arange(1, p + 1))
 
 
@@ -419,8 +427,12 @@ def datasets(draw) -> Dataset:
 
 @pytest.mark.parametrize("name", NAMES)
 @FEW_SETTINGS
-@given(data=st.data(), dataset=datasets(), epsilon=st.sampled_from([1e-3, 0.5, 5.0, 1e6]),
-       seed=st.integers(0, 2**32))
+@given(
+    data=st.data(),
+    dataset=datasets(),
+    epsilon=st.sampled_from([1e-3, 0.5, 5.0, 1e6]),
+    seed=st.integers(0, 2**32),
+)
 def test_methods_release_one_noisy_centroid_per_cluster(name, data, dataset, epsilon, seed):
     """iDP Algorithm 1 with §3.1–§3.2.2: individual-ranking clusters, one release value
     per cluster and attribute shared by its records, Laplace scale = sensitivity/(ε/m)
@@ -449,11 +461,14 @@ def test_methods_release_one_noisy_centroid_per_cluster(name, data, dataset, eps
             assert abs(shared[0] - centroids[j, a]) <= slack
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("dp_um", [13 / 3, 13 / 3, 13 / 3, 41 / 3, 41 / 3, 41 / 3]),
-    ("idp_ls", [13 / 3, 13 / 3, 13 / 3, 41 / 3, 41 / 3, 41 / 3]),
-    ("idp_cbls", [2.0, 2.0, 2.0, 11.0, 11.0, 11.0]),  # medians of clusters of three
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("dp_um", [13 / 3, 13 / 3, 13 / 3, 41 / 3, 41 / 3, 41 / 3]),
+        ("idp_ls", [13 / 3, 13 / 3, 13 / 3, 41 / 3, 41 / 3, 41 / 3]),
+        ("idp_cbls", [2.0, 2.0, 2.0, 11.0, 11.0, 11.0]),  # medians of clusters of three
+    ],
+)
 def test_methods_release_their_own_centroids(name, expected):
     """iDP §3.1/§3.2.1 release cluster means, §3.2.2 the pre-processed means; at a huge ε
     the noise is negligible and the release shows which centroid was used."""
@@ -467,9 +482,12 @@ def test_methods_release_their_own_centroids(name, expected):
 def test_dp_releases_every_value_with_the_domain_width_scale():
     """iDP §4.1 DP: noise on every record, scale m·(max A − min A)/ε, clipped, not
     rounded."""
-    dataset = build_dataset("t", pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0],
-                                               "y": [10.0, 20.0, 30.0, 40.0]}),
-                            ["x", "y"], domains={"x": [0, 5], "y": [0, 50]})
+    dataset = build_dataset(
+        "t",
+        pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "y": [10.0, 20.0, 30.0, 40.0]}),
+        ["x", "y"],
+        domains={"x": [0, 5], "y": [0, 50]},
+    )
     release = Dp(epsilon=2.0).protect(dataset, np.random.default_rng(1))
     np.testing.assert_allclose(release.scale, [2 * 5 / 2.0, 2 * 50 / 2.0])
     assert release.labels is None
@@ -477,11 +495,14 @@ def test_dp_releases_every_value_with_the_domain_width_scale():
     assert np.any(release.values != np.round(release.values))
 
 
-@pytest.mark.parametrize(("name", "values", "k", "expected"), [
-    ("idp_ls", [0.0, 0.0, 5.0, 5.0], 2, 1.5),
-    ("idp_cbls", [0.0, 0.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 3.0, 3.0, 3.0, 4.0], 3, 4.0),
-    ("dp_um", [0.0, 0.0, 5.0, 5.0], 2, 1.0),
-])
+@pytest.mark.parametrize(
+    ("name", "values", "k", "expected"),
+    [
+        ("idp_ls", [0.0, 0.0, 5.0, 5.0], 2, 1.5),
+        ("idp_cbls", [0.0, 0.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 3.0, 3.0, 3.0, 4.0], 3, 4.0),
+        ("dp_um", [0.0, 0.0, 5.0, 5.0], 2, 1.0),
+    ],
+)
 def test_audit_script_measures_the_same_loss(name, values, k, expected):
     """experiments.idp_reranking_audit (which searches only the domain bounds) agrees with
     the exhaustive search above."""

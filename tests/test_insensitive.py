@@ -25,8 +25,11 @@ def clusters(labels: np.ndarray) -> list[set[int]]:
 
 cases = st.integers(2, 14).flatmap(
     lambda n: st.tuples(
-        arrays(float, st.tuples(st.just(n), st.integers(1, 3)),
-               elements=st.sampled_from([0.0, 1.0, 2.5, 5.0, 7.5, 9.0, D])),
+        arrays(
+            float,
+            st.tuples(st.just(n), st.integers(1, 3)),
+            elements=st.sampled_from([0.0, 1.0, 2.5, 5.0, 7.5, 9.0, D]),
+        ),
         st.integers(1, n),
         st.integers(0, n - 1),
     )
@@ -71,8 +74,9 @@ def test_mdav_is_not_insensitive():
     """Why [17] needs an order on the domain: changing one record re-forms MDAV's
     clusters so that no matching of old to new clusters keeps every change to one record
     (the cluster holding records 0 and 8 loses or gains two of them)."""
-    values = np.array([[2, 5], [8, 2], [3, 8], [5, 5], [6, 5], [9, 7], [0, 1], [5, 8], [0, 6]],
-                      dtype=float)
+    values = np.array(
+        [[2, 5], [8, 2], [3, 8], [5, 5], [6, 5], [9, 7], [0, 1], [5, 8], [0, 6]], dtype=float
+    )
     changed = values.copy()
     changed[6] = [7, 8]
     before, after = clusters(mdav(values, 3)), clusters(mdav(changed, 3))
@@ -80,8 +84,9 @@ def test_mdav_is_not_insensitive():
         all(len(a - b) <= 1 and len(b - a) <= 1 for a, b in zip(before, perm, strict=True))
         for perm in itertools.permutations(after)
     )
-    insensitive = [clusters(insensitive_labels(v, np.zeros(2), np.full(2, D), 3))
-                   for v in (values, changed)]
+    insensitive = [
+        clusters(insensitive_labels(v, np.zeros(2), np.full(2, D), 3)) for v in (values, changed)
+    ]
     for a, b in zip(*insensitive, strict=True):
         assert len(a - b) <= 1 and len(b - a) <= 1
 
@@ -105,7 +110,8 @@ def test_imdav_laplace_draws_once_per_cluster():
     """One Laplace draw per cluster and attribute, shared by its records."""
     data = dataset()
     release = make_method("imdav_laplace", {"k": 4, "epsilon": 1e4}).protect(
-        data, np.random.default_rng(1))
+        data, np.random.default_rng(1)
+    )
     labels = release.labels[:, 0]
     assert (release.labels == labels[:, None]).all()
     noise = release.values - cluster_means(data.protected_values, labels)[labels]
@@ -120,6 +126,5 @@ def test_imdav_alone_replaces_records_by_centroids():
     data = dataset()
     release = make_method("imdav", {"k": 5}).protect(data, np.random.default_rng(0))
     labels = release.labels[:, 0]
-    np.testing.assert_allclose(release.values,
-                               cluster_means(data.protected_values, labels)[labels])
+    np.testing.assert_allclose(release.values, cluster_means(data.protected_values, labels)[labels])
     assert np.bincount(labels).min() >= 5

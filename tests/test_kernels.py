@@ -18,9 +18,14 @@ SETTINGS = settings(max_examples=150, deadline=None, derandomize=True, database=
 
 tied = st.integers(1, 80).flatmap(
     lambda n: st.tuples(
-        arrays(float, st.tuples(st.just(n), st.integers(1, 5)),
-               elements=st.sampled_from([0.0, 1.0, 2.0, 3.0, -1.5, 10.0])),
-        st.integers(1, n)))
+        arrays(
+            float,
+            st.tuples(st.just(n), st.integers(1, 5)),
+            elements=st.sampled_from([0.0, 1.0, 2.0, 3.0, -1.5, 10.0]),
+        ),
+        st.integers(1, n),
+    )
+)
 
 
 @SETTINGS
@@ -47,8 +52,9 @@ def test_the_arithmetic_is_the_sequential_sum():
     points, point = rng.normal(size=(500, 7)), rng.normal(size=7)
     expected = np.zeros(500)
     for j in range(7):
-        expected = expected + (points[:, j] - point[j]) ** 2 if j else \
-            (points[:, 0] - point[0]) ** 2
+        expected = (
+            expected + (points[:, j] - point[j]) ** 2 if j else (points[:, 0] - point[0]) ** 2
+        )
     assert np.array_equal(sq_distances(points, point), expected)
     column = rng.normal(size=(1001, 1))
     total = 0.0

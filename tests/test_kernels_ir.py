@@ -37,8 +37,9 @@ SPECIAL = [np.nan, np.inf, -np.inf]
 def same_bits(ours: np.ndarray, theirs: np.ndarray) -> None:
     """Equal shapes and values, bit for bit (−0.0 and NaN included)."""
     assert ours.shape == theirs.shape
-    np.testing.assert_array_equal(np.ascontiguousarray(ours).view(np.uint8),
-                                  np.ascontiguousarray(theirs).view(np.uint8))
+    np.testing.assert_array_equal(
+        np.ascontiguousarray(ours).view(np.uint8), np.ascontiguousarray(theirs).view(np.uint8)
+    )
 
 
 def tied_matrix(max_n: int = 120, max_m: int = 4, special: bool = True):
@@ -46,12 +47,18 @@ def tied_matrix(max_n: int = 120, max_m: int = 4, special: bool = True):
     column, and k in 1..n."""
     elements = st.sampled_from(TIED + SPECIAL if special else TIED)
     columns = st.one_of(elements, st.floats(-1e6, 1e6, allow_nan=False))
-    return st.integers(1, max_n).flatmap(lambda n: st.tuples(
-        st.integers(1, max_m).flatmap(lambda m: st.one_of(
-            arrays(float, (n, m), elements=elements),
-            arrays(float, (n, m), elements=columns))),
-        st.integers(1, n),
-        st.sampled_from(REMAINDERS)))
+    return st.integers(1, max_n).flatmap(
+        lambda n: st.tuples(
+            st.integers(1, max_m).flatmap(
+                lambda m: st.one_of(
+                    arrays(float, (n, m), elements=elements),
+                    arrays(float, (n, m), elements=columns),
+                )
+            ),
+            st.integers(1, n),
+            st.sampled_from(REMAINDERS),
+        )
+    )
 
 
 @SETTINGS
@@ -104,9 +111,16 @@ def test_sort_on_larger_tied_and_continuous_columns():
     signed[::50] = -0.0
     special = rng.integers(-2, 3, size=n).astype(float)
     special[::97] = np.nan
-    columns = [rng.gamma(2.0, 10.0, n).round(1), rng.gamma(2.0, 10.0, n), signed,
-               rng.integers(0, 100_000, n).astype(float), np.full(n, 3.0), special,
-               rng.integers(0, 4, n) * 2.0**40, rng.random(n) * 1e-300]
+    columns = [
+        rng.gamma(2.0, 10.0, n).round(1),
+        rng.gamma(2.0, 10.0, n),
+        signed,
+        rng.integers(0, 100_000, n).astype(float),
+        np.full(n, 3.0),
+        special,
+        rng.integers(0, 4, n) * 2.0**40,
+        rng.random(n) * 1e-300,
+    ]
     values = np.column_stack(columns)
     for matrix in (values, values[:, 2], values[::-1]):
         ours, theirs = sort_columns(matrix), sort_columns_numpy(matrix)
@@ -148,18 +162,23 @@ def protected_data(draw):
     text column; k, remainder and a seed."""
     n = draw(st.integers(2, 60))
     m = draw(st.integers(1, 3))
-    frame = pd.DataFrame(draw(arrays(float, (n, m),
-                                     elements=st.sampled_from([0.0, 1.0, 2.0, 2.5, 7.0]))),
-                         columns=[f"a{j}" for j in range(m)])
+    frame = pd.DataFrame(
+        draw(arrays(float, (n, m), elements=st.sampled_from([0.0, 1.0, 2.0, 2.5, 7.0]))),
+        columns=[f"a{j}" for j in range(m)],
+    )
     frame += 1.0  # positive maxima, for the [0, 1.5·max] domains
     categorical = draw(st.booleans())
     if categorical:
-        frame["city"] = draw(st.lists(st.sampled_from(["x", "y", "z"]), min_size=n,
-                                      max_size=n))
-    dataset = build_dataset("tied", frame, list(frame.columns),
-                            categorical=["city"] if categorical else None)
-    return (dataset, draw(st.integers(1, n)), draw(st.sampled_from(REMAINDERS)),
-            draw(st.integers(0, 2**32 - 1)))
+        frame["city"] = draw(st.lists(st.sampled_from(["x", "y", "z"]), min_size=n, max_size=n))
+    dataset = build_dataset(
+        "tied", frame, list(frame.columns), categorical=["city"] if categorical else None
+    )
+    return (
+        dataset,
+        draw(st.integers(1, n)),
+        draw(st.sampled_from(REMAINDERS)),
+        draw(st.integers(0, 2**32 - 1)),
+    )
 
 
 def same_release(ours, theirs) -> None:
@@ -178,12 +197,12 @@ def same_release(ours, theirs) -> None:
 def test_ir_and_ir_laplace_releases_are_the_reference(case):
     dataset, k, remainder, seed = case
     ir = make_method("ir", {"k": k}, {"remainder": remainder})
-    same_release(ir.protect(dataset, np.random.default_rng(seed)),
-                 ir_numpy(dataset, k, remainder))
+    same_release(ir.protect(dataset, np.random.default_rng(seed)), ir_numpy(dataset, k, remainder))
     laplace = make_method("ir_laplace", {"k": k, "epsilon": 0.7}, {"remainder": remainder})
     ours_rng, their_rng = np.random.default_rng(seed), np.random.default_rng(seed)
-    same_release(laplace.protect(dataset, ours_rng),
-                 ir_laplace_numpy(dataset, k, 0.7, their_rng, remainder))
+    same_release(
+        laplace.protect(dataset, ours_rng), ir_laplace_numpy(dataset, k, 0.7, their_rng, remainder)
+    )
     # the same draws, in the same order: both generators end in the same state
     assert ours_rng.bit_generator.state == their_rng.bit_generator.state
 
@@ -192,13 +211,18 @@ def test_ir_and_ir_laplace_releases_are_the_reference(case):
 def test_ir_laplace_on_a_larger_data_set(k):
     rng = np.random.default_rng(k)
     n = 5_000
-    frame = pd.DataFrame({"a": rng.gamma(2.0, 10.0, n).round(1),
-                          "b": rng.integers(0, 90, n).astype(float),
-                          "c": rng.gamma(2.0, 1000.0, n)})
+    frame = pd.DataFrame(
+        {
+            "a": rng.gamma(2.0, 10.0, n).round(1),
+            "b": rng.integers(0, 90, n).astype(float),
+            "c": rng.gamma(2.0, 1000.0, n),
+        }
+    )
     dataset = build_dataset("larger", frame, ["a", "b", "c"])
     for seed in (0, 1):
         ours = make_method("ir_laplace", {"k": k, "epsilon": 1.0}).protect(
-            dataset, np.random.default_rng(seed))
+            dataset, np.random.default_rng(seed)
+        )
         same_release(ours, ir_laplace_numpy(dataset, k, 1.0, np.random.default_rng(seed)))
 
 
@@ -214,5 +238,4 @@ def test_cluster_sums_are_the_same_gathered_or_from_the_kept_sorted_values(case)
     second = individual_ranking(values, k, sorted_columns, remainder)
     assert "ordered" in sorted_columns.__dict__
     same_bits(first.centroids, second.centroids)
-    same_bits(second.centroids, individual_ranking_numpy(values, k, remainder=remainder)
-              .centroids)
+    same_bits(second.centroids, individual_ranking_numpy(values, k, remainder=remainder).centroids)

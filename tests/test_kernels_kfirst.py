@@ -26,8 +26,15 @@ def tied_cases(draw):
     n = draw(st.integers(1, 70))
     d = draw(st.integers(1, 4))
     qi = draw(arrays(float, (n, d), elements=st.sampled_from([0.0, 1.0, 2.0, 3.5, -1.5])))
-    confidential = draw(arrays(float, n, elements=st.sampled_from(
-        [0.0, 1.0, 2.0, 5.0, 8.0] if draw(st.booleans()) else [0.0, 1.0])))
+    confidential = draw(
+        arrays(
+            float,
+            n,
+            elements=st.sampled_from(
+                [0.0, 1.0, 2.0, 5.0, 8.0] if draw(st.booleans()) else [0.0, 1.0]
+            ),
+        )
+    )
     k = draw(st.integers(1, min(n, 4)) if draw(st.booleans()) else st.integers(1, n))
     t = draw(st.floats(0.005, 1.0))
     return qi, confidential, k, t, draw(st.sampled_from(["distinct", "rank"]))
@@ -41,23 +48,28 @@ def test_compiled_algorithm_2_is_the_numpy_loop(case, prefix):
     qi, confidential, k, t, ground = case
     with mock.patch.object(kfirst, "_PREFIX", prefix):
         labels = k_anonymity_first(qi, confidential, k, t, ground)
-    np.testing.assert_array_equal(labels,
-                                  k_anonymity_first_numpy(qi, confidential, k, t, ground))
+    np.testing.assert_array_equal(labels, k_anonymity_first_numpy(qi, confidential, k, t, ground))
 
 
-@pytest.mark.parametrize(("k", "t", "ground", "seed"), [
-    (2, 0.05, "distinct", 1),  # many swaps per cluster, searches over the whole pool
-    (3, 0.2, "distinct", 2),
-    (2, 0.3, "rank", 3),
-])
+@pytest.mark.parametrize(
+    ("k", "t", "ground", "seed"),
+    [
+        (2, 0.05, "distinct", 1),  # many swaps per cluster, searches over the whole pool
+        (3, 0.2, "distinct", 2),
+        (2, 0.3, "rank", 3),
+    ],
+)
 def test_compiled_algorithm_2_on_larger_tied_data(k, t, ground, seed):
     rng = np.random.default_rng(seed)
     n = 1500
-    qi = np.column_stack([rng.integers(0, 6, n), rng.integers(0, 2, n),
-                          rng.gamma(2.0, 3.0, n).round()]).astype(float)
+    qi = np.column_stack(
+        [rng.integers(0, 6, n), rng.integers(0, 2, n), rng.gamma(2.0, 3.0, n).round()]
+    ).astype(float)
     confidential = np.minimum(rng.geometric(0.15, n), 40).astype(float)  # ~35 values
-    np.testing.assert_array_equal(k_anonymity_first(qi, confidential, k, t, ground),
-                                  k_anonymity_first_numpy(qi, confidential, k, t, ground))
+    np.testing.assert_array_equal(
+        k_anonymity_first(qi, confidential, k, t, ground),
+        k_anonymity_first_numpy(qi, confidential, k, t, ground),
+    )
 
 
 def test_the_emd_arithmetic_is_ordered_emds():
@@ -77,8 +89,7 @@ def test_the_emd_arithmetic_is_ordered_emds():
         kfirst._swap_prefixes(counts, size, emd.global_cdf, cum, up, down, 0)
         for _ in range(5):
             work = np.empty(emd.m)
-            assert counts_emd(counts, emd.global_cdf, norm, work) == \
-                emd.of_counts(counts)
+            assert counts_emd(counts, emd.global_cdf, norm, work) == emd.of_counts(counts)
             add, remove = rng.integers(0, emd.m, 20), rng.integers(0, emd.m, 20)
             table = emd.swap_deltas(counts, add, remove)
             for i, a in enumerate(add):
@@ -87,9 +98,17 @@ def test_the_emd_arithmetic_is_ordered_emds():
             members = np.repeat(np.arange(emd.m), counts.astype(int))
             available = rng.integers(0, 2, emd.m)
             improving = np.empty(emd.m, dtype=bool)
-            found = kfirst._improving_bins(up, down, members, available, norm, tolerance,
-                                           improving, np.empty(int(size) + 1),
-                                           np.empty(int(size)))
+            found = kfirst._improving_bins(
+                up,
+                down,
+                members,
+                available,
+                norm,
+                tolerance,
+                improving,
+                np.empty(int(size) + 1),
+                np.empty(int(size)),
+            )
             full = emd.swap_deltas(counts, np.arange(emd.m), members)
             expected = (full.min(axis=1) < -tolerance) & (available > 0)
             np.testing.assert_array_equal(improving, expected)
@@ -98,5 +117,4 @@ def test_the_emd_arithmetic_is_ordered_emds():
             come = int(rng.integers(emd.m))
             counts[gone] -= 1.0
             counts[come] += 1.0
-            kfirst._swap_prefixes(counts, size, emd.global_cdf, cum, up, down,
-                                  min(gone, come))
+            kfirst._swap_prefixes(counts, size, emd.global_cdf, cum, up, down, min(gone, come))

@@ -27,8 +27,11 @@ def original_and_release(draw):
     m = draw(st.integers(1, 5))
     original = draw(arrays(np.float64, (n, m), elements=st.integers(0, 100).map(float)))
     pool = st.sampled_from([-7.5, -0.5, 0.0, 0.25, 33.0, 50.0, 99.99, 100.0, 100.5, 1e9])
-    released = draw(arrays(np.float64, (n, m), elements=st.one_of(
-        pool, st.floats(-50.0, 150.0, allow_nan=False))))
+    released = draw(
+        arrays(
+            np.float64, (n, m), elements=st.one_of(pool, st.floats(-50.0, 150.0, allow_nan=False))
+        )
+    )
     return original, released
 
 
@@ -41,8 +44,9 @@ def attributes_of(m: int, discrete: tuple[int, ...] = ()) -> list[Attribute]:
 def test_jsd_equals_numpy_to_the_bit(data, bins):
     original, released = data
     reference = jsd_reference(original, attributes_of(original.shape[1]), bins)
-    np.testing.assert_array_equal(jsd_against(reference, released),
-                                  jsd_continuous_numpy(reference, released))
+    np.testing.assert_array_equal(
+        jsd_against(reference, released), jsd_continuous_numpy(reference, released)
+    )
 
 
 def test_jsd_of_mixed_attributes_keeps_each_kind_in_place():
@@ -62,8 +66,9 @@ def test_jsd_counts_nan_and_infinities_in_the_edge_bins():
     edges = np.array([[np.nan], [-np.inf], [np.inf]])
     inside = np.array([[0.0], [0.0], [100.0]])  # the same counts: 2 in bin 0, 1 in bin 99
     assert jsd_against(reference, edges) == jsd_against(reference, inside)
-    np.testing.assert_array_equal(jsd_against(reference, edges),
-                                  jsd_continuous_numpy(reference, edges))
+    np.testing.assert_array_equal(
+        jsd_against(reference, edges), jsd_continuous_numpy(reference, edges)
+    )
 
 
 @SETTINGS
@@ -79,9 +84,12 @@ def test_rel_entr_is_scipys_near_one_and_at_the_extremes():
 
     rng = np.random.default_rng(0)
     x = rng.random(2000)
-    for y in (x * (1 + rng.standard_normal(2000) * 1e-3), rng.random(2000) * 1e-300,
-              rng.random(2000) * 1e300, np.zeros(2000)):
+    for y in (
+        x * (1 + rng.standard_normal(2000) * 1e-3),
+        rng.random(2000) * 1e-300,
+        rng.random(2000) * 1e300,
+        np.zeros(2000),
+    ):
         ours = np.array([rel_entr(a, b) for a, b in zip(x, y, strict=True)])
         np.testing.assert_array_equal(ours, scipy_rel_entr(x, y))
     assert rel_entr(0.0, 0.0) == 0.0 and rel_entr(-1.0, 1.0) == np.inf
-

@@ -74,8 +74,9 @@ def partitions(draw, max_n: int = 40):
     if draw(st.booleans()):
         labels = mdav(qi, k)
     else:
-        labels = np.array(draw(st.lists(st.integers(0, 12), min_size=len(qi),
-                                        max_size=len(qi)))) * 3
+        labels = (
+            np.array(draw(st.lists(st.integers(0, 12), min_size=len(qi), max_size=len(qi)))) * 3
+        )
     if draw(st.booleans()):  # distinct confidential values too
         confidential = confidential + np.arange(len(qi)) * 1e-3
     return standardise(qi), labels, confidential, t, draw(st.sampled_from(GROUNDS))
@@ -86,8 +87,10 @@ def partitions(draw, max_n: int = 40):
 def test_merge_kernel_is_the_numpy_loop(case):
     points, labels, confidential, t, ground = case
     emd = OrderedEMD(confidential, ground)
-    assert_same(outcome(merge_until_t_close, points, labels, emd, t),
-                outcome(merge_until_t_close_numpy, points, labels, emd, t))
+    assert_same(
+        outcome(merge_until_t_close, points, labels, emd, t),
+        outcome(merge_until_t_close_numpy, points, labels, emd, t),
+    )
 
 
 def larger(seed: int, m: int, tied: bool, n: int = 1500) -> tuple[np.ndarray, np.ndarray]:
@@ -103,16 +106,22 @@ def larger(seed: int, m: int, tied: bool, n: int = 1500) -> tuple[np.ndarray, np
     return qi, confidential
 
 
-@pytest.mark.parametrize(("k", "t", "rounding"), [
-    (2, 0.25, "floor"),  # k' = 2: the longest loop, the list of far records renewed often
-    (2, 0.03, "ceil"),  # k' = 18, 7 clusters with a second record from a central subset
-    (7, 0.3, "ceil"),  # k' = 8, 5 such clusters
-    (20, 0.3, "floor")])  # k' = 20
+@pytest.mark.parametrize(
+    ("k", "t", "rounding"),
+    [
+        (2, 0.25, "floor"),  # k' = 2: the longest loop, the list of far records renewed often
+        (2, 0.03, "ceil"),  # k' = 18, 7 clusters with a second record from a central subset
+        (7, 0.3, "ceil"),  # k' = 8, 5 such clusters
+        (20, 0.3, "floor"),
+    ],
+)  # k' = 20
 @pytest.mark.parametrize("tied", [True, False])
 def test_tfirst_kernel_on_larger_data(k, t, rounding, tied):
     qi, confidential = larger(100 * k + int(100 * t), 7, tied, n=1501)
-    np.testing.assert_array_equal(tclose_tfirst(qi, confidential, k, t, rounding),
-                                  tclose_tfirst_numpy(qi, confidential, k, t, rounding))
+    np.testing.assert_array_equal(
+        tclose_tfirst(qi, confidential, k, t, rounding),
+        tclose_tfirst_numpy(qi, confidential, k, t, rounding),
+    )
 
 
 @pytest.mark.parametrize("ground", GROUNDS)
@@ -122,18 +131,20 @@ def test_merge_kernel_on_larger_data(ground, k, t, tied):
     qi, confidential = larger(10 * k + int(100 * t), 7, tied)
     points, labels = standardise(qi), mdav(qi, k)
     emd = OrderedEMD(confidential, ground)
-    np.testing.assert_array_equal(merge_until_t_close(points, labels, emd, t),
-                                  merge_until_t_close_numpy(points, labels, emd, t))
+    np.testing.assert_array_equal(
+        merge_until_t_close(points, labels, emd, t),
+        merge_until_t_close_numpy(points, labels, emd, t),
+    )
 
 
 @pytest.mark.parametrize("ground", GROUNDS)
 def test_tfirst_then_merging_on_larger_data(ground):
     qi, confidential = larger(7, 3, True)
     labels = tclose_tfirst_numpy(qi, confidential, 2, 0.05)
-    expected = merge_until_t_close_numpy(standardise(qi), labels,
-                                         OrderedEMD(confidential, ground), 0.05)
-    np.testing.assert_array_equal(tclose_tfirst_merged(qi, confidential, 2, 0.05, ground),
-                                  expected)
+    expected = merge_until_t_close_numpy(
+        standardise(qi), labels, OrderedEMD(confidential, ground), 0.05
+    )
+    np.testing.assert_array_equal(tclose_tfirst_merged(qi, confidential, 2, 0.05, ground), expected)
 
 
 def test_pairwise_sum_is_numpys_sum():
@@ -157,5 +168,6 @@ def test_non_finite_or_no_quasi_identifiers_are_refused():
     with pytest.raises(ParameterError, match="at least one attribute"):
         tclose_tfirst(np.empty((4, 0)), np.arange(4.0), 2, 0.5)
     with pytest.raises(ParameterError, match="at least one attribute"):
-        merge_until_t_close(np.empty((4, 0)), np.array([0, 0, 1, 1]),
-                            OrderedEMD(np.arange(4.0)), 0.1)
+        merge_until_t_close(
+            np.empty((4, 0)), np.array([0, 0, 1, 1]), OrderedEMD(np.arange(4.0)), 0.1
+        )

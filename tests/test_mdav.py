@@ -25,8 +25,9 @@ def reference_mdav(values: np.ndarray, k: int) -> np.ndarray:
         return max(remaining, key=lambda i: (distance(i, point), -i))
 
     def group(seed: int, label: int) -> None:
-        others = sorted((i for i in remaining if i != seed),
-                        key=lambda i: (distance(i, points[seed]), i))[: k - 1]
+        others = sorted(
+            (i for i in remaining if i != seed), key=lambda i: (distance(i, points[seed]), i)
+        )[: k - 1]
         for i in [seed, *others]:
             labels[i] = label
             remaining.remove(i)
@@ -49,8 +50,11 @@ def reference_mdav(values: np.ndarray, k: int) -> np.ndarray:
 
 small_data = st.integers(1, 30).flatmap(
     lambda n: st.tuples(
-        arrays(float, st.tuples(st.just(n), st.integers(1, 4)),
-               elements=st.sampled_from([0.0, 1.0, 2.0, 3.5, 7.0, 10.0, 25.0])),
+        arrays(
+            float,
+            st.tuples(st.just(n), st.integers(1, 4)),
+            elements=st.sampled_from([0.0, 1.0, 2.0, 3.5, 7.0, 10.0, 25.0]),
+        ),
         st.integers(1, n),
     )
 )
@@ -82,7 +86,7 @@ def test_mdav_separates_well_separated_groups():
     values = np.repeat(centres, 3, axis=0) + rng.normal(0, 0.1, size=(9, 2))
     labels = mdav(values, 3)
     for g in range(3):
-        assert len(set(labels[3 * g: 3 * g + 3])) == 1
+        assert len(set(labels[3 * g : 3 * g + 3])) == 1
     assert len(set(labels)) == 3
 
 

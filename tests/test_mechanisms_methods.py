@@ -30,8 +30,11 @@ WIDTHS = st.sampled_from([1.0, 10.0, 250.5])
 METHOD_NAMES = ("laplace", "ir", "ir_laplace")
 
 
-def build(columns: dict[str, np.ndarray], domains: dict[str, list[float]] | None = None,
-          protect: int | None = None) -> Dataset:
+def build(
+    columns: dict[str, np.ndarray],
+    domains: dict[str, list[float]] | None = None,
+    protect: int | None = None,
+) -> Dataset:
     """A :class:`Dataset` of the given columns, protecting the first ``protect`` of them."""
     data = build_dataset("t", pd.DataFrame(columns), list(columns), domains=domains)
     return data if protect is None else data.protect_first(protect)
@@ -130,14 +133,16 @@ def test_ir_laplace_per_cluster_noise_has_scale_m_delta_over_k_epsilon():
     rng = np.random.default_rng(20240601)
     n, k, epsilon = 6000, 3, 200.0
     domains = {"x": [0.0, 10.0], "y": [-5.0, 995.0]}
-    columns = {name: low + (high - low) * rng.uniform(0.3, 0.7, n)
-               for name, (low, high) in domains.items()}
+    columns = {
+        name: low + (high - low) * rng.uniform(0.3, 0.7, n) for name, (low, high) in domains.items()
+    }
     data = build(columns, domains)
     release = method("ir_laplace", k, epsilon).protect(data, np.random.default_rng(7))
     ranking = individual_ranking(data.protected_values, k)
     noise = protected_values(release, data) - ranking.release()
-    first_of_cluster = np.array([np.flatnonzero(ranking.labels[:, a] == j)[0]
-                                 for j in range(n // k) for a in range(2)]).reshape(-1, 2)
+    first_of_cluster = np.array(
+        [np.flatnonzero(ranking.labels[:, a] == j)[0] for j in range(n // k) for a in range(2)]
+    ).reshape(-1, 2)
     for a, width in enumerate([10.0, 1000.0]):
         scale = 2 * width / (k * epsilon)
         draws = noise[first_of_cluster[:, a], a]
@@ -153,8 +158,9 @@ def test_laplace_method_noise_has_scale_m_delta_over_epsilon():
     rng = np.random.default_rng(20240602)
     n, epsilon = 2000, 400.0
     domains = {"x": [0.0, 10.0], "y": [-5.0, 995.0]}
-    columns = {name: low + (high - low) * rng.uniform(0.3, 0.7, n)
-               for name, (low, high) in domains.items()}
+    columns = {
+        name: low + (high - low) * rng.uniform(0.3, 0.7, n) for name, (low, high) in domains.items()
+    }
     data = build(columns, domains)
     release = method("laplace", epsilon=epsilon).protect(data, np.random.default_rng(8))
     noise = protected_values(release, data) - data.protected_values
@@ -246,16 +252,22 @@ def test_seed_determines_the_release(data, epsilon, seed):
 
 
 @SETTINGS
-@given(st.lists(st.integers(0, 120), min_size=4, max_size=30), st.data(),
-       st.sampled_from([1e-3, 0.1, 1.0, 10.0, 1e3]), st.integers(0, 2**32))
+@given(
+    st.lists(st.integers(0, 120), min_size=4, max_size=30),
+    st.data(),
+    st.sampled_from([1e-3, 0.1, 1.0, 10.0, 1e3]),
+    st.integers(0, 2**32),
+)
 def test_integer_attributes_are_rounded_after_noise(ages, draw, epsilon, seed):
     """DP-IR §4.3: whole-number source attributes are released as whole numbers by the
     noisy methods (noise, then rounding); real-valued attributes are not rounded, and ir's
     centroids are released as computed."""
     n = len(ages)
     incomes = np.linspace(20000.5, 80000.25, n)
-    data = build({"age": np.array(ages, dtype=float), "income": incomes},
-                 {"age": [0, 120], "income": [0, 1e5]})
+    data = build(
+        {"age": np.array(ages, dtype=float), "income": incomes},
+        {"age": [0, 120], "income": [0, 1e5]},
+    )
     assert [a.integer for a in data.attributes] == [True, False]
     k = draw.draw(st.integers(1, n))
     for name in ("laplace", "ir_laplace"):
@@ -295,8 +307,13 @@ def test_integer_attribute_stays_integer_with_a_non_integer_domain_bound():
 
 
 BAD_EPSILONS = [
-    (0.0, ParameterError), (-1.0, ParameterError), (float("nan"), ParameterError),
-    (float("inf"), ParameterError), (True, TypeError), ("1", TypeError), (None, TypeError),
+    (0.0, ParameterError),
+    (-1.0, ParameterError),
+    (float("nan"), ParameterError),
+    (float("inf"), ParameterError),
+    (True, TypeError),
+    ("1", TypeError),
+    (None, TypeError),
 ]
 
 
@@ -311,8 +328,9 @@ def test_bad_epsilon_is_rejected(epsilon, error):
             make_method(name, {"k": 2, "epsilon": epsilon})
 
 
-@pytest.mark.parametrize(("k", "error"), [(0, ParameterError), (-2, ParameterError),
-                                          (1.5, TypeError), (True, TypeError)])
+@pytest.mark.parametrize(
+    ("k", "error"), [(0, ParameterError), (-2, ParameterError), (1.5, TypeError), (True, TypeError)]
+)
 def test_bad_k_is_rejected(k, error):
     """k must be an integer ≥ 1."""
     for name in ("ir", "ir_laplace"):

@@ -17,8 +17,9 @@ from anonlab.validation import ParameterError
 
 
 def dataset(values: dict[str, list[float]], discrete=False, domains=None):
-    return build_dataset("t", pd.DataFrame(values), list(values), discrete=discrete,
-                         domains=domains)
+    return build_dataset(
+        "t", pd.DataFrame(values), list(values), discrete=discrete, domains=domains
+    )
 
 
 def test_relative_error_uses_sanity_bound():
@@ -97,29 +98,36 @@ def test_jsd_data_range_bins_over_min_max():
     moved = pd.DataFrame({"x": [12.0, 13.0]})
     assert get_metric("jsd")(data.frame, moved, data) == pytest.approx(0.0)
     assert get_metric("jsd", {"bins": "domain"})(data.frame, moved, data) == pytest.approx(0.0)
-    assert get_metric("jsd", {"bins": "data_range"})(data.frame, moved,
-                                                     data) == pytest.approx(1.0)
+    assert get_metric("jsd", {"bins": "data_range"})(data.frame, moved, data) == pytest.approx(1.0)
     assert "jsd_data_range" not in METRICS  # one metric, two readings
 
 
-values = arrays(float, st.integers(1, 40), elements=st.one_of(
-    st.integers(-50, 50).map(float), st.sampled_from([0.5, -2.25, 1e7, -0.0, 3e6])))
+values = arrays(
+    float,
+    st.integers(1, 40),
+    elements=st.one_of(
+        st.integers(-50, 50).map(float), st.sampled_from([0.5, -2.25, 1e7, -0.0, 3e6])
+    ),
+)
 
 
 @settings(max_examples=200, deadline=None, derandomize=True, database=None)
 @given(values, values)
 def test_value_counts_pair_is_the_sorted_union(a, b):
     union, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
-    expected = (np.bincount(inverse[: len(a)], minlength=len(union)),
-                np.bincount(inverse[len(a):], minlength=len(union)))
+    expected = (
+        np.bincount(inverse[: len(a)], minlength=len(union)),
+        np.bincount(inverse[len(a) :], minlength=len(union)),
+    )
     for got, want in zip(value_counts_pair(a, b), expected, strict=True):
         np.testing.assert_array_equal(got, want)
 
 
 def test_metrics_shared_per_view_equal_the_direct_computation():
     frame = pd.DataFrame({"a": [1.0, 2.0, 2.0, 7.0, 9.0], "b": [3.0, 1.0, 4.0, 1.0, 5.0]})
-    data = build_dataset("t", frame, ["a", "b"], domains={"a": [0, 10], "b": [0, 10]},
-                         discrete=["b"])
+    data = build_dataset(
+        "t", frame, ["a", "b"], domains={"a": [0, 10], "b": [0, 10]}, discrete=["b"]
+    )
     released = frame.to_numpy() + np.array([[0.5, 1.0]])
     for name in ("re", "jsd"):
         metric = get_metric(name)

@@ -16,20 +16,26 @@ from anonlab.validation import ParameterError
 @pytest.fixture(scope="module")
 def adult_sample(request):
     """2,000 Adult records with the four DP-IR attributes (m = 4)."""
-    config = {"name": "adult", "loader": "adult", "discrete": True,
-              "attributes": ["age", "hours-per-week", "occupation", "native-country"],
-              "categorical": {"occupation": "adult_occupation",
-                              "native-country": "adult_native_country"}}
+    config = {
+        "name": "adult",
+        "loader": "adult",
+        "discrete": True,
+        "attributes": ["age", "hours-per-week", "occupation", "native-country"],
+        "categorical": {"occupation": "adult_occupation", "native-country": "adult_native_country"},
+    }
     full = load_dataset(config)
     frame = full.frame.sample(2000, random_state=0).reset_index(drop=True)
-    return build_dataset("adult", frame, config["attributes"], discrete=True,
-                         categorical=config["categorical"])
+    return build_dataset(
+        "adult", frame, config["attributes"], discrete=True, categorical=config["categorical"]
+    )
 
 
 def test_adult_mixed_loads_every_record():
-    config = {"loader": "adult", "attributes": ["occupation", "native-country"],
-              "categorical": {"occupation": "adult_occupation",
-                              "native-country": "adult_native_country"}}
+    config = {
+        "loader": "adult",
+        "attributes": ["occupation", "native-country"],
+        "categorical": {"occupation": "adult_occupation", "native-country": "adult_native_country"},
+    }
     data = load_dataset(config)
     assert data.n == 30_162
     assert [a.kind for a in data.attributes] == ["categorical", "categorical"]
@@ -43,11 +49,13 @@ def test_unknown_category_is_named():
         build_dataset("t", frame, ["occupation"], categorical={"occupation": "adult_occupation"})
 
 
-@pytest.mark.parametrize("name", ["laplace", "ir", "ir_laplace", "imdav", "imdav_laplace",
-                                  "imdav_laplace_composed"])
+@pytest.mark.parametrize(
+    "name", ["laplace", "ir", "ir_laplace", "imdav", "imdav_laplace", "imdav_laplace_composed"]
+)
 def test_releases_are_taxonomy_concepts_and_numbers_in_domain(adult_sample, name):
     release = make_method(name, {"k": 25, "epsilon": 1.0}).protect(
-        adult_sample, np.random.default_rng(0))
+        adult_sample, np.random.default_rng(0)
+    )
     for attr in adult_sample.protected_attributes:
         column = release.frame[attr.name]
         if attr.categorical:
@@ -62,7 +70,8 @@ def test_releases_are_taxonomy_concepts_and_numbers_in_domain(adult_sample, name
 def test_ir_laplace_draws_one_category_per_cluster(adult_sample):
     """DP-IR Algorithm 2: one exponential-mechanism centroid per cluster, shared by it."""
     release = make_method("ir_laplace", {"k": 40, "epsilon": 1.0}).protect(
-        adult_sample, np.random.default_rng(1))
+        adult_sample, np.random.default_rng(1)
+    )
     for j in (2, 3):
         labels, values = release.cluster_labels[:, j], release.values[:, j]
         for cluster in range(labels.max() + 1):
@@ -84,13 +93,16 @@ def test_large_epsilon_exponential_mechanism_finds_the_centroid(adult_sample):
     """With ε huge the exponential mechanism picks the least marginal concept of τ(A),
     whose marginality is at most that of the Eq. 5 centroid."""
     private = make_method("ir_laplace", {"k": 100, "epsilon": 1e6}).protect(
-        adult_sample, np.random.default_rng(0))
+        adult_sample, np.random.default_rng(0)
+    )
     plain = make_method("ir", {"k": 100}).protect(adult_sample, np.random.default_rng(0))
     re = get_metric("re")
     attrs = adult_sample.protected_attributes[2:]
     original = adult_sample.protected_values[:, 2:]
-    assert re.evaluate(original, private.values[:, 2:], attrs) <= re.evaluate(
-        original, plain.values[:, 2:], attrs) + 1e-12
+    assert (
+        re.evaluate(original, private.values[:, 2:], attrs)
+        <= re.evaluate(original, plain.values[:, 2:], attrs) + 1e-12
+    )
 
 
 def test_categorical_relative_error_is_semantic_distance(adult_sample):
@@ -104,9 +116,11 @@ def test_categorical_relative_error_is_semantic_distance(adult_sample):
 
 def test_variance_change_refuses_categorical(adult_sample):
     with pytest.raises(ParameterError, match="not defined for the categorical"):
-        get_metric("variance_change").evaluate(adult_sample.protected_values,
-                                               adult_sample.protected_values,
-                                               adult_sample.protected_attributes)
+        get_metric("variance_change").evaluate(
+            adult_sample.protected_values,
+            adult_sample.protected_values,
+            adult_sample.protected_attributes,
+        )
 
 
 def test_mdav_refuses_categorical(adult_sample):

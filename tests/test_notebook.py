@@ -13,8 +13,15 @@ from anonlab.runner import build_experiment, run_experiment
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "explore.ipynb"
-TINY = ("+experiment=census_ir", "grid.k=[2,10]", "grid.epsilon=[1.0]", "grid.m=[1,8]",
-        "reps=1", "n_jobs=1", "run_name=census_ir")  # a custom grid, asked into census_ir/
+TINY = (
+    "+experiment=census_ir",
+    "grid.k=[2,10]",
+    "grid.epsilon=[1.0]",
+    "grid.m=[1,8]",
+    "reps=1",
+    "n_jobs=1",
+    "run_name=census_ir",
+)  # a custom grid, asked into census_ir/
 
 
 def parameters_cell(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -34,16 +41,21 @@ def execute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     write_kernel_spec(jupyter / "kernels" / "python3")  # argv: [sys.executable, ...]
     monkeypatch.setenv("JUPYTER_PATH", str(jupyter))
     # the kernel imports anonlab from this checkout even if it is not installed
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
-        p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p))
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    )
     workdir = tmp_path / "notebooks"
     workdir.mkdir()
 
     def _execute(source: str) -> nbformat.NotebookNode:
         notebook = nbformat.read(NOTEBOOK, as_version=4)
         parameters_cell(notebook).source = source
-        client = NotebookClient(notebook, timeout=120, kernel_name="python3",
-                                resources={"metadata": {"path": str(workdir)}})
+        client = NotebookClient(
+            notebook,
+            timeout=120,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(workdir)}},
+        )
         client.execute()  # raises CellExecutionError on any error in a cell
         return notebook
 
@@ -55,16 +67,20 @@ def outputs(notebook: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
 
 
 def stdout(notebook: nbformat.NotebookNode) -> str:
-    return "".join(out.text for out in outputs(notebook)
-                   if out.output_type == "stream" and out.name == "stdout")
+    return "".join(
+        out.text
+        for out in outputs(notebook)
+        if out.output_type == "stream" and out.name == "stdout"
+    )
 
 
 def test_stored_notebook_is_clean_and_parameterised():
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     nbformat.validate(notebook)
     assert outputs(notebook) == []
-    assert all(cell.get("execution_count") is None
-               for cell in notebook.cells if cell.cell_type == "code")
+    assert all(
+        cell.get("execution_count") is None for cell in notebook.cells if cell.cell_type == "code"
+    )
     source = parameters_cell(notebook).source
     for line in ('results_dir = "results"', 'experiment = "census_ir"', "figure = None"):
         assert line in source
@@ -76,22 +92,23 @@ def test_notebook_redraws_a_tiny_run(tmp_path, compose_config, execute):
     experiment = build_experiment(config)
     run_experiment(experiment, experiment.config, progress=False)
 
-    notebook = execute(f'results_dir = {str(results)!r}\nexperiment = "census_ir"\n'
-                       "figure = None\n")
+    notebook = execute(f'results_dir = {str(results)!r}\nexperiment = "census_ir"\nfigure = None\n')
     images = [out for out in outputs(notebook) if "image/png" in out.get("data", {})]
     assert len(images) == 1
     text = stdout(notebook)
     assert str(results / "census_ir") in text
     assert "grid.k: [2, 10]" in text and f"seed: {config['seed']}" in text
     assert "re: mean over repetitions" in text  # the first figure is figure1_re
-    html = " ".join(out.data.get("text/html", "") for out in outputs(notebook)
-                    if out.output_type == "execute_result" or out.output_type == "display_data")
+    html = " ".join(
+        out.data.get("text/html", "")
+        for out in outputs(notebook)
+        if out.output_type == "execute_result" or out.output_type == "display_data"
+    )
     assert "figure1_jsd" in html and "ir_laplace" in html
 
 
 def test_notebook_says_how_to_produce_missing_results(tmp_path, execute):
     missing = tmp_path / "nothing"
-    notebook = execute(f'results_dir = {str(missing)!r}\nexperiment = "census_ir"\n'
-                       "figure = None\n")
+    notebook = execute(f'results_dir = {str(missing)!r}\nexperiment = "census_ir"\nfigure = None\n')
     assert f"python run.py +experiment=census_ir results_dir={missing}" in stdout(notebook)
     assert not any("image/png" in out.get("data", {}) for out in outputs(notebook))

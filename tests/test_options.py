@@ -31,8 +31,7 @@ from anonlab.tcloseness.tfirst import tclose_tfirst
 from anonlab.validation import ParameterError
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None)
-TINY = ("+experiment=census_ir", "grid.k=[2,7]", "grid.epsilon=[10.0]", "grid.m=[1,13]",
-        "reps=2")
+TINY = ("+experiment=census_ir", "grid.k=[2,7]", "grid.epsilon=[10.0]", "grid.m=[1,13]", "reps=2")
 
 
 def numeric(values: dict[str, list[float]], domains=None):
@@ -42,11 +41,19 @@ def numeric(values: dict[str, list[float]], domains=None):
 def tclose_data(n: int = 60, seed: int = 3, levels: int = 4):
     """Two quasi-identifiers and a confidential attribute with many ties."""
     rng = np.random.default_rng(seed)
-    frame = pd.DataFrame({"q1": rng.uniform(0, 10, n), "q2": rng.uniform(0, 10, n),
-                          "c": rng.integers(0, levels, size=n).astype(float)})
-    return build_dataset("tied", frame, ["q1", "q2", "c"],
-                         roles={"q1": "quasi_identifier", "q2": "quasi_identifier",
-                                "c": "confidential"})
+    frame = pd.DataFrame(
+        {
+            "q1": rng.uniform(0, 10, n),
+            "q2": rng.uniform(0, 10, n),
+            "c": rng.integers(0, levels, size=n).astype(float),
+        }
+    )
+    return build_dataset(
+        "tied",
+        frame,
+        ["q1", "q2", "c"],
+        roles={"q1": "quasi_identifier", "q2": "quasi_identifier", "c": "confidential"},
+    )
 
 
 def release_of(name, params, data, options=None, seed=0):
@@ -66,23 +73,33 @@ def test_every_option_lists_its_default_first_and_fields_default_to_it():
     assert "jsd_data_range" not in METRICS
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ("{jsd: {bins: x}}", "options.jsd.bins must be one of ['domain', 'data_range'], got 'x'"),
-    ("{jsd: {bin: domain}}", "options.jsd.bin is not an option of 'jsd'"),
-    ("{re: {bins: domain}}", "options.re.bins is not an option of 're'; it has no options"),
-    ("{nope: {bins: domain}}", "options.nope: 'nope' is not a registered method or metric"),
-    ("{ir_laplace: {remainder: end}}",
-     "options.ir_laplace.remainder must be one of ['last', 'first', 'middle'], got 'end'"),
-    ("{dp_um: {budget: 1}}",
-     "options.dp_um.budget must be one of ['split', 'per_attribute'], got 1"),
-    ("{variance_change: {absolute: 1}}",
-     "options.variance_change.absolute must be one of [True, False], got 1"),
-    ("{max_emd: {ground: ranks}}",
-     "options.max_emd.ground must be one of ['distinct', 'rank'], got 'ranks'"),
-    ("{jsd: data_range}", "options.jsd must be a mapping"),
-])
-def test_bad_options_are_refused_when_the_experiment_is_built(compose_config, options,
-                                                              message):
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ("{jsd: {bins: x}}", "options.jsd.bins must be one of ['domain', 'data_range'], got 'x'"),
+        ("{jsd: {bin: domain}}", "options.jsd.bin is not an option of 'jsd'"),
+        ("{re: {bins: domain}}", "options.re.bins is not an option of 're'; it has no options"),
+        ("{nope: {bins: domain}}", "options.nope: 'nope' is not a registered method or metric"),
+        (
+            "{ir_laplace: {remainder: end}}",
+            "options.ir_laplace.remainder must be one of ['last', 'first', 'middle'], got 'end'",
+        ),
+        (
+            "{dp_um: {budget: 1}}",
+            "options.dp_um.budget must be one of ['split', 'per_attribute'], got 1",
+        ),
+        (
+            "{variance_change: {absolute: 1}}",
+            "options.variance_change.absolute must be one of [True, False], got 1",
+        ),
+        (
+            "{max_emd: {ground: ranks}}",
+            "options.max_emd.ground must be one of ['distinct', 'rank'], got 'ranks'",
+        ),
+        ("{jsd: data_range}", "options.jsd must be a mapping"),
+    ],
+)
+def test_bad_options_are_refused_when_the_experiment_is_built(compose_config, options, message):
     with pytest.raises(ParameterError, match=message.replace("[", r"\[").replace("(", r"\(")):
         build_experiment(compose_config(*TINY, f"++options={options}"))
 
@@ -107,11 +124,13 @@ def test_make_method_without_options_is_the_default():
 
 def test_options_reach_cells_and_metrics_but_not_the_cell_ids(compose_config):
     plain = build_experiment(compose_config(*TINY))
-    chosen = build_experiment(compose_config(
-        *TINY, "++options={jsd: {bins: data_range}, ir_laplace: {remainder: first}}"))
+    chosen = build_experiment(
+        compose_config(*TINY, "++options={jsd: {bins: data_range}, ir_laplace: {remainder: first}}")
+    )
     assert [c.id for c in plain.cells] == [c.id for c in chosen.cells]
     assert {c.options for c in chosen.cells if c.method == "ir_laplace"} == {
-        (("remainder", "first"),)}
+        (("remainder", "first"),)
+    }
     assert {c.options for c in chosen.cells if c.method != "ir_laplace"} == {()}
     assert chosen.metric_options == {"jsd": {"bins": "data_range"}}
     assert chosen.cells[-1].build().remainder == "first"
@@ -123,8 +142,12 @@ def test_a_readings_set_reaches_the_metric_and_is_checked(compose_config):
     config = compose_config(*TINY)
     config["readings"] = [
         {"name": "text", "primary": True, "text": "bins over the domain"},
-        {"name": "data_range_bins", "text": "bins over the data",
-         "set": {"options.jsd.bins": "data_range"}}]
+        {
+            "name": "data_range_bins",
+            "text": "bins over the data",
+            "set": {"options.jsd.bins": "data_range"},
+        },
+    ]
     config["reading"] = "data_range_bins"
     assert build_experiment(config).metric_options == {"jsd": {"bins": "data_range"}}
     config["readings"][1]["set"] = {"options.jsd.bins": "x"}
@@ -137,9 +160,18 @@ def test_a_reading_uses_the_primary_runs_random_numbers(compose_config):
     runs = []
     for extra in ((), ("+options.jsd.bins=data_range",)):
         exp = build_experiment(compose_config(*TINY, *extra))
-        runs.append(run_cells(exp.dataset, exp.cells, reps=exp.reps, master_seed=exp.seed,
-                              metrics=exp.metrics, n_jobs=1, progress=False,
-                              metric_options=exp.metric_options))
+        runs.append(
+            run_cells(
+                exp.dataset,
+                exp.cells,
+                reps=exp.reps,
+                master_seed=exp.seed,
+                metrics=exp.metrics,
+                n_jobs=1,
+                progress=False,
+                metric_options=exp.metric_options,
+            )
+        )
     plain, chosen = runs
     re = plain["metric"] == "re"
     pd.testing.assert_frame_equal(plain[re], chosen[re])
@@ -152,10 +184,8 @@ def test_options_enter_the_resume_key_and_empty_options_change_nothing():
     code = {"commit": "abc"}
     base = checkpoint_key(config, code)
     assert checkpoint_key({**config, "options": {}}, code) == base
-    assert checkpoint_key({**config, "options": {"jsd": {"bins": "data_range"}}},
-                          code) != base
-    assert checkpoint_key({**config, "options": {"ir": {"remainder": "first"}}},
-                          code) != base
+    assert checkpoint_key({**config, "options": {"jsd": {"bins": "data_range"}}}, code) != base
+    assert checkpoint_key({**config, "options": {"ir": {"remainder": "first"}}}, code) != base
 
 
 # --- 1. JSD bins: domain (DP-IR §4.2) or the data's [min, max] -----------------------------
@@ -167,11 +197,14 @@ def test_jsd_default_bins_over_the_domain_and_data_range_differs():
     jsd = get_metric("jsd")
     assert jsd.options == {}
     assert jsd(data.frame, moved, data) == get_metric("jsd", {"bins": "domain"})(
-        data.frame, moved, data)
+        data.frame, moved, data
+    )
     assert get_metric("jsd", {"bins": "data_range"})(data.frame, moved, data) > jsd(
-        data.frame, moved, data)
+        data.frame, moved, data
+    )
     assert get_attribute_metric("jsd", {"bins": "data_range"}).with_options(
-        bins="domain").options == {"bins": "domain"}
+        bins="domain"
+    ).options == {"bins": "domain"}
 
 
 # --- 2. iDP budget: ε/m per attribute (iDP §3.1) or ε per attribute ----------------------
@@ -180,8 +213,13 @@ def test_jsd_default_bins_over_the_domain_and_data_range_differs():
 @pytest.mark.parametrize("name", ["dp", "dp_um", "idp_ls", "idp_cbls"])
 def test_budget_split_is_the_default_and_per_attribute_is_m_times_less_noise(name):
     rng = np.random.default_rng(1)
-    data = numeric({"a": rng.uniform(0, 10, 40).tolist(), "b": rng.uniform(0, 5, 40).tolist(),
-                    "c": rng.uniform(1, 3, 40).tolist()})
+    data = numeric(
+        {
+            "a": rng.uniform(0, 10, 40).tolist(),
+            "b": rng.uniform(0, 5, 40).tolist(),
+            "c": rng.uniform(1, 3, 40).tolist(),
+        }
+    )
     params = {"k": 4, "epsilon": 0.5}
     plain = release_of(name, params, data)
     split = release_of(name, params, data, {"budget": "split"})
@@ -193,9 +231,10 @@ def test_budget_split_is_the_default_and_per_attribute_is_m_times_less_noise(nam
     np.testing.assert_allclose(per.scale, plain.scale / m, rtol=1e-12)
     assert not np.array_equal(per.values, plain.values)
     one = data.protect_first(1)  # one attribute: the two readings coincide
-    np.testing.assert_array_equal(release_of(name, params, one).values,
-                                  release_of(name, params, one,
-                                             {"budget": "per_attribute"}).values)
+    np.testing.assert_array_equal(
+        release_of(name, params, one).values,
+        release_of(name, params, one, {"budget": "per_attribute"}).values,
+    )
 
 
 # --- 3. Δσ²: mean of |change| or |mean signed change| -------------------------------------
@@ -206,10 +245,13 @@ def test_variance_change_absolute_default_and_signed_reading():
     released = pd.DataFrame({"a": [0.0, 4.0], "b": [1.0, 1.0]})  # σ² of a up, of b down
     default = get_metric("variance_change")
     assert default.by_attribute(data.frame, released, data) == get_metric(
-        "variance_change", {"absolute": True}).by_attribute(data.frame, released, data)
+        "variance_change", {"absolute": True}
+    ).by_attribute(data.frame, released, data)
     signed = get_metric("variance_change", {"absolute": False})
-    assert signed.by_attribute(data.frame, released, data) == {"a": pytest.approx(3.0),
-                                                              "b": pytest.approx(-1.0)}
+    assert signed.by_attribute(data.frame, released, data) == {
+        "a": pytest.approx(3.0),
+        "b": pytest.approx(-1.0),
+    }
 
 
 def test_table1_builder_takes_the_absolute_mean_over_repetitions():
@@ -218,16 +260,23 @@ def test_table1_builder_takes_the_absolute_mean_over_repetitions():
     rows = []
     for rep, (a1, a2) in enumerate([(0.5, -0.2), (-0.3, -0.4)]):
         for attribute, value in (("AFNLWGT", a1), ("AGI", a2)):
-            rows.append({"method": "ir_laplace", "k": 2, "epsilon": 1.0, "rep": rep,
-                         "metric": "variance_change", "attribute": attribute,
-                         "value": value})
+            rows.append(
+                {
+                    "method": "ir_laplace",
+                    "k": 2,
+                    "epsilon": 1.0,
+                    "rep": rep,
+                    "metric": "variance_change",
+                    "attribute": attribute,
+                    "value": value,
+                }
+            )
     table = pd.DataFrame(rows)
     ours = dp_ir.compare(table).dropna(subset=["ours"]).set_index("attribute")["ours"]
     assert ours.to_dict() == {"A1": pytest.approx(0.1), "A2": pytest.approx(0.3)}
     # default reading (non-negative values): exactly the plain mean, as before
     positive = table.assign(value=table["value"].abs())
-    plain = (positive.groupby("attribute")["value"].mean()
-             .rename({"AFNLWGT": "A1", "AGI": "A2"}))
+    plain = positive.groupby("attribute")["value"].mean().rename({"AFNLWGT": "A1", "AGI": "A2"})
     again = dp_ir.compare(positive).dropna(subset=["ours"]).set_index("attribute")
     assert again["ours"].to_dict() == plain.to_dict()
 
@@ -239,8 +288,7 @@ def test_table1_builder_takes_the_absolute_mean_over_repetitions():
 @given(st.integers(1, 60), st.integers(1, 60))
 def test_remainder_last_is_todays_partition_and_every_option_keeps_k_to_2k_minus_1(n, k):
     k = min(k, n)
-    np.testing.assert_array_equal(ranking_labels(n, k), np.minimum(np.arange(n) // k,
-                                                                   n // k - 1))
+    np.testing.assert_array_equal(ranking_labels(n, k), np.minimum(np.arange(n) // k, n // k - 1))
     for remainder in REMAINDERS:
         labels = ranking_labels(n, k, remainder)
         sizes = cluster_sizes(n, k, remainder)
@@ -254,8 +302,12 @@ def test_remainder_last_is_todays_partition_and_every_option_keeps_k_to_2k_minus
 
 
 @SETTINGS
-@given(st.lists(st.integers(0, 20), min_size=2, max_size=14), st.integers(1, 5),
-       st.sampled_from(REMAINDERS), st.data())
+@given(
+    st.lists(st.integers(0, 20), min_size=2, max_size=14),
+    st.integers(1, 5),
+    st.sampled_from(REMAINDERS),
+    st.data(),
+)
 def test_lemma_1_sensitivity_holds_under_every_remainder(values, k, remainder, draw):
     """DP-IR/DP-UNI Lemma 1 by brute force: changing one value by up to Δ moves the
     centroids by at most Δ/k in total, wherever the larger cluster lies."""
@@ -277,9 +329,13 @@ def test_remainder_option_and_each_clusters_sensitivity(name, remainder):
     cluster's actual size and extremes for the iDP methods (iDP §3.1–3.2.2)."""
     rng = np.random.default_rng(5)
     n, k, epsilon = 23, 4, 2.0  # 23 = 5·4 + 3: one cluster of 7
-    data = numeric({"a": rng.uniform(0, 10, n).round(1).tolist(),
-                    "b": rng.integers(0, 6, n).astype(float).tolist()},
-                   domains={"a": [0, 12], "b": [0, 8]})
+    data = numeric(
+        {
+            "a": rng.uniform(0, 10, n).round(1).tolist(),
+            "b": rng.integers(0, 6, n).astype(float).tolist(),
+        },
+        domains={"a": [0, 12], "b": [0, 8]},
+    )
     params = {"k": k, "epsilon": epsilon}
     release = release_of(name, params, data, {"remainder": remainder})
     if remainder == "last":
@@ -308,14 +364,17 @@ def test_remainder_option_and_each_clusters_sensitivity(name, remainder):
             sensitivity = (high[j] - low[j]) / sizes
         elif name == "idp_ls":  # iDP Prop. 2 with each cluster's own size
             sensitivity = centroid_local_sensitivity(
-                np.array([[c[0]] for c in members]), np.array([[c[-1]] for c in members]),
-                low[j], high[j], sizes)[:, 0]
+                np.array([[c[0]] for c in members]),
+                np.array([[c[-1]] for c in members]),
+                low[j],
+                high[j],
+                sizes,
+            )[:, 0]
         else:  # iDP Prop. 3, Expr. (1)
             smallest = tuple(np.array([[c[r]] for c in members]) for r in range(3))
             largest = tuple(np.array([[c[-1 - r]] for c in members]) for r in range(3))
             sensitivity = cluster_based_local_sensitivity(smallest, largest, sizes)[:, 0]
-        np.testing.assert_allclose(release.scale[:, j], sensitivity / (epsilon / m),
-                                   rtol=1e-12)
+        np.testing.assert_allclose(release.scale[:, j], sensitivity / (epsilon / m), rtol=1e-12)
 
 
 def test_categorical_individual_ranking_takes_the_same_remainder():
@@ -324,13 +383,17 @@ def test_categorical_individual_ranking_takes_the_same_remainder():
     from anonlab.methods.categorical import ranking_clusters
     from anonlab.semantics import Taxonomy, marginality_rank
 
-    toy = Taxonomy(name="toy", root="root",
-                   parent={"root": None, "a": "root", "b": "root", "c": "a"},
-                   labels={"A": "a", "B": "b", "C": "c"})
+    toy = Taxonomy(
+        name="toy",
+        root="root",
+        parent={"root": None, "a": "root", "b": "root", "c": "a"},
+        labels={"A": "a", "B": "b", "C": "c"},
+    )
     codes = toy.encode(np.array(["A", "B", "C", "A", "B", "C", "C", "A", "B", "B", "A"]))
     order = np.argsort(marginality_rank(toy)[codes], kind="stable")
-    np.testing.assert_array_equal(ranking_clusters(toy, codes, 3),
-                                  ranking_clusters(toy, codes, 3, "last"))
+    np.testing.assert_array_equal(
+        ranking_clusters(toy, codes, 3), ranking_clusters(toy, codes, 3, "last")
+    )
     for remainder in REMAINDERS:
         labels = ranking_clusters(toy, codes, 3, remainder)
         np.testing.assert_array_equal(labels[order], ranking_labels(11, 3, remainder))
@@ -339,8 +402,9 @@ def test_categorical_individual_ranking_takes_the_same_remainder():
 # --- 5. EMD ground distance: distinct values (TCM §2.2) or ranks (Props. 1–2) -----------
 
 
-def transport_emd(cluster_positions: np.ndarray, cluster_mass: np.ndarray,
-                  whole_mass: np.ndarray) -> float:
+def transport_emd(
+    cluster_positions: np.ndarray, cluster_mass: np.ndarray, whole_mass: np.ndarray
+) -> float:
     """Brute-force EMD: the transport LP between a cluster's and the whole data set's
     distributions over bins 0..m−1 with ground distance |i − j|/(m − 1)."""
     m = len(whole_mass)
@@ -349,8 +413,13 @@ def transport_emd(cluster_positions: np.ndarray, cluster_mass: np.ndarray,
     cost = np.abs(np.subtract.outer(np.arange(m), np.arange(m))) / max(m - 1, 1)
     rows = np.kron(np.eye(m), np.ones(m))  # Σ_j f_ij = p_i
     cols = np.kron(np.ones(m), np.eye(m))  # Σ_i f_ij = q_j
-    result = linprog(cost.ravel(), A_eq=np.vstack([rows, cols]),
-                     b_eq=np.concatenate([p, whole_mass]), bounds=(0, None), method="highs")
+    result = linprog(
+        cost.ravel(),
+        A_eq=np.vstack([rows, cols]),
+        b_eq=np.concatenate([p, whole_mass]),
+        bounds=(0, None),
+        method="highs",
+    )
     assert result.success
     return float(result.fun)
 
@@ -363,8 +432,7 @@ def brute_emd(values: np.ndarray, members: np.ndarray, ground: str) -> float:
         return transport_emd(bins[members], np.full(len(members), 1 / len(members)), whole)
     ranks = np.empty(n, dtype=np.int64)  # bins: records ranked by (value, index)
     ranks[np.argsort(values, kind="stable")] = np.arange(n)
-    return transport_emd(ranks[members], np.full(len(members), 1 / len(members)),
-                         np.full(n, 1 / n))
+    return transport_emd(ranks[members], np.full(len(members), 1 / len(members)), np.full(n, 1 / n))
 
 
 @settings(max_examples=40, deadline=None, derandomize=True, database=None)
@@ -372,7 +440,7 @@ def brute_emd(values: np.ndarray, members: np.ndarray, ground: str) -> float:
 def test_both_grounds_match_a_brute_force_transport_lp_on_tied_data(values, draw):
     values = np.array(values, dtype=float)
     n = len(values)
-    members = np.array(draw.draw(st.permutations(range(n))))[:draw.draw(st.integers(1, n))]
+    members = np.array(draw.draw(st.permutations(range(n))))[: draw.draw(st.integers(1, n))]
     labels = np.ones(n, dtype=np.int64) if len(members) < n else np.zeros(n, dtype=np.int64)
     labels[members] = 0
     for ground in GROUNDS:
@@ -382,7 +450,8 @@ def test_both_grounds_match_a_brute_force_transport_lp_on_tied_data(values, draw
         assert emd.of_partition(labels)[0] == pytest.approx(want, abs=1e-9)
         assert emd.of_sorted_bins(np.sort(emd.bins[members])) == pytest.approx(want, abs=1e-9)
     assert OrderedEMD(values).of_records(members) == pytest.approx(
-        direct_emd(values[members], values))
+        direct_emd(values[members], values)
+    )
 
 
 def test_distinct_is_todays_emd_and_rank_differs_only_with_ties():
@@ -394,8 +463,9 @@ def test_distinct_is_todays_emd_and_rank_differs_only_with_ties():
     rank = OrderedEMD(values, "rank").of_partition(labels)
     assert not np.allclose(today.of_partition(labels), rank)
     untied = np.random.default_rng(0).permutation(6).astype(float)
-    np.testing.assert_allclose(OrderedEMD(untied).of_partition(labels),
-                               OrderedEMD(untied, "rank").of_partition(labels))
+    np.testing.assert_allclose(
+        OrderedEMD(untied).of_partition(labels), OrderedEMD(untied, "rank").of_partition(labels)
+    )
 
 
 def test_rank_ground_gives_proposition_2_its_bound_on_tied_data():
@@ -416,8 +486,9 @@ def test_tcloseness_methods_and_max_emd_share_the_ground(name):
     data = tclose_data(n=80, levels=3)
     params = {"k": 3, "t": 0.15}
     plain = release_of(name, params, data)
-    np.testing.assert_array_equal(plain.labels,
-                                  release_of(name, params, data, {"ground": "distinct"}).labels)
+    np.testing.assert_array_equal(
+        plain.labels, release_of(name, params, data, {"ground": "distinct"}).labels
+    )
     assert max_emd(data, plain) == get_metric("max_emd").of_release(data, plain)
     assert max_emd(data, plain) <= 0.15 + 1e-12
     rank = release_of(name, params, data, {"ground": "rank"})
@@ -434,17 +505,28 @@ def test_rank_merging_matches_dense_counts():
     ranks = np.empty(90)
     ranks[np.argsort(confidential, kind="stable")] = np.arange(90)
     for t in (0.05, 0.1, 0.2):
-        np.testing.assert_array_equal(tclose_merge(qi, confidential, 2, t, "rank"),
-                                      tclose_merge(qi, ranks, 2, t))  # distinct ranks: dense
+        np.testing.assert_array_equal(
+            tclose_merge(qi, confidential, 2, t, "rank"), tclose_merge(qi, ranks, 2, t)
+        )  # distinct ranks: dense
 
 
 def test_a_run_with_mismatched_grounds_is_refused(compose_config):
     base = ("+experiment=tclose_sizes", "grid.k=[2]", "grid.t=[0.2]", "metrics=[max_emd]")
-    with pytest.raises(ParameterError, match="options.tclose_merge.ground='rank' but "
-                                             "options.max_emd.ground='distinct'"):
+    with pytest.raises(
+        ParameterError,
+        match="options.tclose_merge.ground='rank' but options.max_emd.ground='distinct'",
+    ):
         build_experiment(compose_config(*base, "+options.tclose_merge.ground=rank"))
-    every = ",".join(f"{m}: {{ground: rank}}" for m in (
-        "tclose_merge", "tclose_kfirst", "tclose_tfirst", "tclose_tfirst_merged", "max_emd"))
+    every = ",".join(
+        f"{m}: {{ground: rank}}"
+        for m in (
+            "tclose_merge",
+            "tclose_kfirst",
+            "tclose_tfirst",
+            "tclose_tfirst_merged",
+            "max_emd",
+        )
+    )
     exp = build_experiment(compose_config(*base, f"++options={{{every}}}"))
     assert exp.metric_options == {"max_emd": {"ground": "rank"}}
     assert {c.options for c in exp.cells} == {(("ground", "rank"),)}

@@ -15,23 +15,51 @@ from anonlab.methods import METHODS, make_method
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
 DATA = [
-    "dataset=csv", f"dataset.path={EXAMPLES / 'people.csv'}",
-    "dataset.numeric=[age,hours.week,balance.eur]", "dataset.categorical=[city,occupation]",
+    "dataset=csv",
+    f"dataset.path={EXAMPLES / 'people.csv'}",
+    "dataset.numeric=[age,hours.week,balance.eur]",
+    "dataset.categorical=[city,occupation]",
     f"dataset.hierarchies={{city: {EXAMPLES / 'city_hierarchy.csv'}}}",
     "dataset.domains={balance.eur: [-20000, 20000], age: [0, 120], hours.week: [0, 100]}",
 ]
-CATEGORICAL = ["laplace", "ir", "ir_laplace", "imdav", "imdav_laplace", "imdav_laplace_composed",
-               "original"]
-NUMERICAL_ONLY = ["mdav", "dp", "dp_um", "idp_ls", "idp_cbls", "tclose_merge", "tclose_kfirst",
-                  "tclose_tfirst", "tclose_tfirst_merged"]
+CATEGORICAL = [
+    "laplace",
+    "ir",
+    "ir_laplace",
+    "imdav",
+    "imdav_laplace",
+    "imdav_laplace_composed",
+    "original",
+]
+NUMERICAL_ONLY = [
+    "mdav",
+    "dp",
+    "dp_um",
+    "idp_ls",
+    "idp_cbls",
+    "tclose_merge",
+    "tclose_kfirst",
+    "tclose_tfirst",
+    "tclose_tfirst_merged",
+]
 # synthetic data (text columns included) refuse this recipe's record-by-record metrics (re):
 # tests/test_synthetic.py runs them
 SYNTHETIC = ["mst", "aim"]
 
 
 def run(tmp_path: Path, *overrides: str) -> tuple[int, str]:
-    status = cli.run(["+experiment=census_ir", *DATA, "grid.k=[5]", "grid.epsilon=[1.0]",
-                      "reps=1", "n_jobs=1", f"results_dir={tmp_path}", *overrides])
+    status = cli.run(
+        [
+            "+experiment=census_ir",
+            *DATA,
+            "grid.k=[5]",
+            "grid.epsilon=[1.0]",
+            "reps=1",
+            "n_jobs=1",
+            f"results_dir={tmp_path}",
+            *overrides,
+        ]
+    )
     return status, str(tmp_path)
 
 
@@ -49,34 +77,56 @@ def test_recipe_runs_every_method_that_handles_text_columns(tmp_path, capsys):
 
 @pytest.mark.parametrize("method", NUMERICAL_ONLY)
 def test_methods_for_numbers_refuse_the_text_columns_before_work(method, tmp_path, capsys):
-    status, _ = run(tmp_path, f"methods=[{method}]", "grid.m=[5]", "+grid.t=[0.2]",
-                    "metrics=[sse]", "figures=[]")
+    status, _ = run(
+        tmp_path,
+        f"methods=[{method}]",
+        "grid.m=[5]",
+        "+grid.t=[0.2]",
+        "metrics=[sse]",
+        "figures=[]",
+    )
     err = capsys.readouterr().err
     assert status == 2 and err.startswith("error: ") and list(tmp_path.iterdir()) == []
     assert "categorical" in err or "confidential" in err
 
 
 def test_methods_for_numbers_run_on_the_numeric_columns(tmp_path, capsys):
-    roles = ("dataset.roles={age: quasi_identifier, hours.week: quasi_identifier, "
-             "balance.eur: confidential}")
-    status, _ = run(tmp_path, f"methods=[{','.join(NUMERICAL_ONLY)}]", "grid.m=[3]",
-                    "+grid.t=[0.25]", roles, "metrics=[sse]", "figures=[]", "run_name=numeric")
+    roles = (
+        "dataset.roles={age: quasi_identifier, hours.week: quasi_identifier, "
+        "balance.eur: confidential}"
+    )
+    status, _ = run(
+        tmp_path,
+        f"methods=[{','.join(NUMERICAL_ONLY)}]",
+        "grid.m=[3]",
+        "+grid.t=[0.25]",
+        roles,
+        "metrics=[sse]",
+        "figures=[]",
+        "run_name=numeric",
+    )
     assert status == 0, capsys.readouterr().err
     table = pd.read_parquet(tmp_path / "numeric" / "results.parquet")
     assert set(table["method"]) == set(NUMERICAL_ONLY)
 
 
 def test_release_keeps_every_column_of_the_users_frame():
-    config = {"name": "people", "loader": "csv", "path": str(EXAMPLES / "people.csv"),
-              "numeric": ["age", "hours.week", "balance.eur"],
-              "categorical": ["city", "occupation"],
-              "hierarchies": {"city": str(EXAMPLES / "city_hierarchy.csv")},
-              "domains": {"balance.eur": [-20000, 20000], "age": [0, 120],
-                          "hours.week": [0, 100]}}
+    config = {
+        "name": "people",
+        "loader": "csv",
+        "path": str(EXAMPLES / "people.csv"),
+        "numeric": ["age", "hours.week", "balance.eur"],
+        "categorical": ["city", "occupation"],
+        "hierarchies": {"city": str(EXAMPLES / "city_hierarchy.csv")},
+        "domains": {"balance.eur": [-20000, 20000], "age": [0, 120], "hours.week": [0, 100]},
+    }
     dataset = load_dataset(config).protect_first(4)  # age, hours, balance, city
     raw = pd.read_csv(EXAMPLES / "people.csv", dtype=str)
-    release = make_method("ir_laplace", {"k": 5, "epsilon": 1.0}).protect(
-        dataset, np.random.default_rng(0)).frame
+    release = (
+        make_method("ir_laplace", {"k": 5, "epsilon": 1.0})
+        .protect(dataset, np.random.default_rng(0))
+        .frame
+    )
     assert list(release.columns) == list(raw.columns)
     for unprotected in ("person", "occupation"):
         assert (release[unprotected].astype(str) == raw[unprotected]).all()
@@ -88,10 +138,21 @@ def test_release_keeps_every_column_of_the_users_frame():
 def test_users_data_runs_in_place_of_a_multi_data_set_experiments(tmp_path, capsys):
     """tclose_sse composes HCD, MCD and Patient Discharge: dataset=csv runs the user's data
     set instead, says so, and never runs the paper's data."""
-    roles = ("dataset.roles={age: quasi_identifier, hours.week: quasi_identifier, "
-             "balance.eur: confidential}")
-    status = cli.run(["+experiment=tclose_sse", *DATA, roles, "grid.t=[0.25]", "n_jobs=1",
-                      f"results_dir={tmp_path}", "run_name=tcm"])
+    roles = (
+        "dataset.roles={age: quasi_identifier, hours.week: quasi_identifier, "
+        "balance.eur: confidential}"
+    )
+    status = cli.run(
+        [
+            "+experiment=tclose_sse",
+            *DATA,
+            roles,
+            "grid.t=[0.25]",
+            "n_jobs=1",
+            f"results_dir={tmp_path}",
+            "run_name=tcm",
+        ]
+    )
     captured = capsys.readouterr()
     assert status == 0, captured.err
     assert "in place of this experiment's data sets" in captured.err

@@ -35,8 +35,11 @@ def rate(means: np.ndarray, need: int, status: str, seed: int) -> float:
 def bonferroni_rate(means: np.ndarray, need: int, seed: int) -> float:
     """The former rule: holding points counted at α/N, whatever the share."""
     rng = np.random.default_rng(seed)
-    hits = sum(int(judge(Quantity.of(rng.normal(means, 1.0), 1.0, 18.0, 10), 0.0)
-                   .holds_adjusted.sum()) >= need for _ in range(DRAWS // 4))
+    hits = sum(
+        int(judge(Quantity.of(rng.normal(means, 1.0), 1.0, 18.0, 10), 0.0).holds_adjusted.sum())
+        >= need
+        for _ in range(DRAWS // 4)
+    )
     return hits / (DRAWS // 4)
 
 

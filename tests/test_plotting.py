@@ -31,17 +31,35 @@ from anonlab.plotting import (
 from anonlab.runner.grid import DATASET_AXES
 
 ROOT = Path(__file__).resolve().parents[1]
-COLUMNS = ["experiment", "dataset", "method", "m", "epsilon", "k", "rep", "seed", "cell_id",
-           "metric", "attribute", "value"]
+COLUMNS = [
+    "experiment",
+    "dataset",
+    "method",
+    "m",
+    "epsilon",
+    "k",
+    "rep",
+    "seed",
+    "cell_id",
+    "metric",
+    "attribute",
+    "value",
+]
 
 
-def result_table(methods: dict[str, tuple[str, ...]], metric: str = "re",
-                 ks=(2, 5, 10), epsilons=(0.1, 1.0), ms=(1, 8)) -> pd.DataFrame:
+def result_table(
+    methods: dict[str, tuple[str, ...]],
+    metric: str = "re",
+    ks=(2, 5, 10),
+    epsilons=(0.1, 1.0),
+    ms=(1, 8),
+) -> pd.DataFrame:
     """A result table as the runner stores it: ``methods`` maps a method to its axes."""
     rows = []
     for method, axes in methods.items():
-        for m, k, eps in product(ms, ks if "k" in axes else [None],
-                                 epsilons if "epsilon" in axes else [None]):
+        for m, k, eps in product(
+            ms, ks if "k" in axes else [None], epsilons if "epsilon" in axes else [None]
+        ):
             value = (1.0 + (k or 50) / 10) * (1 / eps if eps else 1.0) * m
             rows.append(["fixture", "census", method, m, eps, k, 0, 1, 0, metric, None, value])
     table = pd.DataFrame(rows, columns=COLUMNS)
@@ -107,8 +125,7 @@ def test_configured_figures_have_human_names():
 
 
 def test_figure_texts_are_human_names():
-    table = result_table({"laplace": ("epsilon",), "ir": ("k",),
-                          "ir_laplace": ("k", "epsilon")})
+    table = result_table({"laplace": ("epsilon",), "ir": ("k",), "ir_laplace": ("k", "epsilon")})
     fig = plot_curves(table, FigureSpec(name="f", metric="re", facet="m", series="epsilon"))
     seen = texts(fig)
     assert fig._suptitle.get_text() == "Relative error (RE) against k (cluster size)"
@@ -116,8 +133,13 @@ def test_figure_texts_are_human_names():
     assert fig.axes[0].get_xlabel() == "k (cluster size)"
     assert fig.axes[0].get_ylabel() == "Relative error (RE), log scale"
     legend = [t.get_text() for t in fig.legends[0].get_texts() if t.get_text()]
-    assert legend == ["Laplace, ε = 0.1", "Laplace, ε = 1", "Individual ranking (IR)",
-                      "IR + Laplace (DP-IR Alg. 1), ε = 0.1", "IR + Laplace (DP-IR Alg. 1), ε = 1"]
+    assert legend == [
+        "Laplace, ε = 0.1",
+        "Laplace, ε = 1",
+        "Individual ranking (IR)",
+        "IR + Laplace (DP-IR Alg. 1), ε = 0.1",
+        "IR + Laplace (DP-IR Alg. 1), ε = 1",
+    ]
     for raw in ("method=", "epsilon", "ir_laplace", "laplace,", "RE (log10", "m=1"):
         assert not any(raw in text for text in seen), raw
     # the configured title stays the title
@@ -126,12 +148,16 @@ def test_figure_texts_are_human_names():
 
 
 def test_method_facets_are_titled_by_human_names():
-    rows = [["fixture", "census_mcd", method, 1, None, k, 0, 1, 0, "sse_tcm", None, k * t]
-            for method in ("tclose_tfirst", "tclose_merge") for k in (2, 3) for t in (0.1, 0.2)]
-    table = pd.DataFrame(rows, columns=COLUMNS).assign(t=[t for _ in range(4)
-                                                          for t in (0.1, 0.2)])
-    fig = plot_curves(table, FigureSpec(name="f", metric="sse_tcm", facet="method",
-                                        series="t", logy=False))
+    rows = [
+        ["fixture", "census_mcd", method, 1, None, k, 0, 1, 0, "sse_tcm", None, k * t]
+        for method in ("tclose_tfirst", "tclose_merge")
+        for k in (2, 3)
+        for t in (0.1, 0.2)
+    ]
+    table = pd.DataFrame(rows, columns=COLUMNS).assign(t=[t for _ in range(4) for t in (0.1, 0.2)])
+    fig = plot_curves(
+        table, FigureSpec(name="f", metric="sse_tcm", facet="method", series="t", logy=False)
+    )
     # registry order, the same in every figure
     assert [ax.get_title() for ax in fig.axes] == ["Alg. 1 (merge)", "Alg. 3 (t-closeness first)"]
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["t = 0.1", "t = 0.2"]
@@ -139,11 +165,15 @@ def test_method_facets_are_titled_by_human_names():
 
 
 def test_reference_lines_are_told_apart():
-    table = result_table({"laplace": ("epsilon",), "dp": ("epsilon",),
-                          "ir_laplace": ("k", "epsilon")}, ms=(1,))
+    table = result_table(
+        {"laplace": ("epsilon",), "dp": ("epsilon",), "ir_laplace": ("k", "epsilon")}, ms=(1,)
+    )
     fig = plot_curves(table, FigureSpec(name="f", metric="re"))
-    references = [line(fig, f"{name}, ε = {eps}") for name in ("Laplace", "DP (Laplace)")
-                  for eps in ("0.1", "1")]
+    references = [
+        line(fig, f"{name}, ε = {eps}")
+        for name in ("Laplace", "DP (Laplace)")
+        for eps in ("0.1", "1")
+    ]
     # every reference line its own line style, none solid, in its method's colour
     assert len({dashes(ref) for ref in references}) == 4
     assert all(ref.get_linestyle() != "-" for ref in references)
@@ -164,11 +194,12 @@ def test_reference_lines_are_told_apart():
 
 
 def test_legend_lies_outside_the_axes():
-    table = result_table({"laplace": ("epsilon",), "ir": ("k",),
-                          "ir_laplace": ("k", "epsilon")})
-    for spec in (FigureSpec(name="f", metric="re", facet="m"),
-                 FigureSpec(name="g", metric="re", row="m"),
-                 FigureSpec(name="h", metric="re")):
+    table = result_table({"laplace": ("epsilon",), "ir": ("k",), "ir_laplace": ("k", "epsilon")})
+    for spec in (
+        FigureSpec(name="f", metric="re", facet="m"),
+        FigureSpec(name="g", metric="re", row="m"),
+        FigureSpec(name="h", metric="re"),
+    ):
         fig = plot_curves(table, spec)
         fig.canvas.draw()
         assert len(fig.legends) == 1 and all(ax.get_legend() is None for ax in fig.axes)
@@ -183,19 +214,24 @@ def test_legend_lies_outside_the_axes():
 
 
 def test_method_colours_are_the_same_in_every_figure(monkeypatch: pytest.MonkeyPatch):
-    one = plot_curves(result_table({"ir": ("k",), "laplace": ("epsilon",)}),
-                      FigureSpec(name="a", metric="re", series=None))
-    two = plot_curves(result_table({"ir": ("k",), "ir_laplace": ("k", "epsilon"),
-                                    "imdav": ("k",)}, metric="jsd"),
-                      FigureSpec(name="b", metric="jsd"))
+    one = plot_curves(
+        result_table({"ir": ("k",), "laplace": ("epsilon",)}),
+        FigureSpec(name="a", metric="re", series=None),
+    )
+    two = plot_curves(
+        result_table({"ir": ("k",), "ir_laplace": ("k", "epsilon"), "imdav": ("k",)}, metric="jsd"),
+        FigureSpec(name="b", metric="jsd"),
+    )
     assert to_hex(line(one, "Individual ranking (IR)").get_color()) == METHOD_COLORS["ir"]
     assert to_hex(line(two, "Individual ranking (IR)").get_color()) == METHOD_COLORS["ir"]
     assert to_hex(line(one, "Laplace").get_color()) == METHOD_COLORS["laplace"]
     # a method registered by a user plots under its own name, in a colour of its own
     mine = type("Mine", (IndividualRankingMethod,), {"name": "mine"})
     monkeypatch.setitem(METHODS, "mine", mine)
-    figs = [plot_curves(result_table({"mine": ("k",), "ir": ("k",)}),
-                        FigureSpec(name="c", metric="re")) for _ in range(2)]
+    figs = [
+        plot_curves(result_table({"mine": ("k",), "ir": ("k",)}), FigureSpec(name="c", metric="re"))
+        for _ in range(2)
+    ]
     colours = {to_hex(line(fig, "mine").get_color()) for fig in figs}
     assert len(colours) == 1 and colours.isdisjoint({METHOD_COLORS["ir"]})
 

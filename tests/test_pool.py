@@ -38,7 +38,9 @@ def test_every_task_runs_once_here_and_in_a_worker():
 
 def test_one_job_runs_every_task_here_in_order():
     assert list(pool.map_tasks(pid_of, [(1,), (2,)], n_jobs=1)) == [
-        (0, (1, os.getpid())), (1, (2, os.getpid()))]
+        (0, (1, os.getpid())),
+        (1, (2, os.getpid())),
+    ]
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
@@ -69,10 +71,16 @@ def test_a_taxonomy_is_pickled_without_its_tables():
     np.testing.assert_array_equal(copy.distances, taxonomy.distances)
 
 
-@pytest.mark.parametrize("config", [
-    {"n_jobs": 0}, {"n_jobs": "two"}, {"n_jobs": True},
-    {"n_jobs": 2, "plot_only": True}, {"n_jobs": 2, "runner": {"name": "dask"}},
-])
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"n_jobs": 0},
+        {"n_jobs": "two"},
+        {"n_jobs": True},
+        {"n_jobs": 2, "plot_only": True},
+        {"n_jobs": 2, "runner": {"name": "dask"}},
+    ],
+)
 def test_no_pool_is_started_for_a_bad_n_jobs_a_redraw_or_dask(config, monkeypatch):
     started = []
     monkeypatch.setattr(pool, "warm_up", started.append)

@@ -27,22 +27,27 @@ def test_the_claims_are_the_frozen_ones():
     assert preregistration.claims_digest() == frozen, (
         "a claim or reading changed after the freeze: put the new digest in "
         "conf/preregistration.yaml in the same commit; the report flags the claim against "
-        "the encoding its confirmatory run recorded")
+        "the encoding its confirmatory run recorded"
+    )
 
 
 def test_explanations_do_not_change_a_claims_digest_but_tolerances_do():
     raw = dict(catalog.experiment("census_ir").claims[0])
     digest = preregistration.claim_digest(raw)
-    explained = {**raw, "known_departure": {"cause": "reading", "evidence": "e"},
-                 "notes": "#x", "tolerance_note": "why"}
+    explained = {
+        **raw,
+        "known_departure": {"cause": "reading", "evidence": "e"},
+        "notes": "#x",
+        "tolerance_note": "why",
+    }
     assert preregistration.claim_digest(explained) == digest
     assert preregistration.claim_digest({**raw, "min_share": 0.5}) != digest
 
 
-def test_a_confirmatory_run_uses_the_preregistered_seed_in_its_own_folder(compose_config,
-                                                                          tmp_path):
-    config = compose_config("+experiment=census_ir", "stage=confirmatory",
-                            f"results_dir={tmp_path}")
+def test_a_confirmatory_run_uses_the_preregistered_seed_in_its_own_folder(compose_config, tmp_path):
+    config = compose_config(
+        "+experiment=census_ir", "stage=confirmatory", f"results_dir={tmp_path}"
+    )
     experiment = build_experiment(config)
     seed = preregistration.load().confirmatory_seed
     assert experiment.seed == seed != compose_config("+experiment=census_ir")["seed"]
@@ -51,12 +56,14 @@ def test_a_confirmatory_run_uses_the_preregistered_seed_in_its_own_folder(compos
     assert experiment.provenance == "paper"
 
 
-@pytest.mark.parametrize("override, message", [
-    ("seed=3", "seed cannot be set with stage=confirmatory"),
-    ("grid.k=[2]", "stage=confirmatory confirms the paper's runs"),
-])
-def test_a_confirmatory_run_refuses_other_seeds_and_custom_grids(compose_config, override,
-                                                                 message):
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("seed=3", "seed cannot be set with stage=confirmatory"),
+        ("grid.k=[2]", "stage=confirmatory confirms the paper's runs"),
+    ],
+)
+def test_a_confirmatory_run_refuses_other_seeds_and_custom_grids(compose_config, override, message):
     config = compose_config("+experiment=census_ir", "stage=confirmatory", override)
     with pytest.raises(ParameterError, match=message):
         build_experiment(config)
@@ -95,6 +102,7 @@ def test_sequential_walks_the_looks_as_planned():
     draws = np.random.default_rng(5).normal(0.3, 1.0, size=(200, looks[-1]))
     expected = _walk(draws, plan.spent)
     for row, want in zip(draws, expected, strict=True):
+
         def judge_at(n: int, row=row):
             q = Quantity.of(row[:n].mean(), row[:n].std(ddof=1) / np.sqrt(n), n - 1, n)
             return tally(judge(q, 0.0), 1)
@@ -129,9 +137,15 @@ def test_a_later_look_draws_the_first_looks_numbers(compose_config, tmp_path):
 
     tables = []
     for reps in (2, 3):
-        config = compose_config("+experiment=census_ir", "grid.k=[5]", "grid.epsilon=[1.0]",
-                                "grid.m=[1]", f"reps={reps}", "n_jobs=1",
-                                f"results_dir={tmp_path / str(reps)}")
+        config = compose_config(
+            "+experiment=census_ir",
+            "grid.k=[5]",
+            "grid.epsilon=[1.0]",
+            "grid.m=[1]",
+            f"reps={reps}",
+            "n_jobs=1",
+            f"results_dir={tmp_path / str(reps)}",
+        )
         experiment = build_experiment(config)
         run_experiment(experiment, experiment.config, progress=False)
         tables.append(pd.read_parquet(experiment.results_path))

@@ -17,26 +17,39 @@ from anonlab.report.claims import (
     parse_claim,
 )
 
-BASE = {"id": "c", "paper": "DP-IR", "section": "§3.3", "quote": "ε-DP is satisfied",
-        "kind": "privacy", "method": "ir_laplace"}
+BASE = {
+    "id": "c",
+    "paper": "DP-IR",
+    "section": "§3.3",
+    "quote": "ε-DP is satisfied",
+    "kind": "privacy",
+    "method": "ir_laplace",
+}
 RESULTS = pd.DataFrame({"method": ["x"], "metric": ["re"], "value": [0.0]})
 
 
-def audit_rows(form: str, bounds: list[float], exact: list[str],
-               lists: list[float]) -> list[dict]:
-    return [{"method": "ir_laplace", "form": form, "epsilon": eps, "claimed_eps_total": eps,
-             "eps_lower_released": bound, "eps_lower_centroids": bound / 10,
-             "exact_released": text, "exact_list_own_scale": loss,
-             "exact_list_fixed_scale": loss}
-            for eps, bound, text, loss in zip((0.5, 1.0, 2.0), bounds, exact, lists,
-                                              strict=True)]
+def audit_rows(form: str, bounds: list[float], exact: list[str], lists: list[float]) -> list[dict]:
+    return [
+        {
+            "method": "ir_laplace",
+            "form": form,
+            "epsilon": eps,
+            "claimed_eps_total": eps,
+            "eps_lower_released": bound,
+            "eps_lower_centroids": bound / 10,
+            "exact_released": text,
+            "exact_list_own_scale": loss,
+            "exact_list_fixed_scale": loss,
+        }
+        for eps, bound, text, loss in zip((0.5, 1.0, 2.0), bounds, exact, lists, strict=True)
+    ]
 
 
 @pytest.fixture
 def tables(tmp_path):
-    rows = (audit_rows("records", [5.0, 5.5, 5.8], ["inf"] * 3, [0.49, 0.99, 1.98])
-            + audit_rows("shuffled_columns", [0.1, 0.4, 0.9], ["≤ 0.49", "≤ 0.99", "≤ 1.98"],
-                         [0.49, 0.99, 1.98]))
+    rows = audit_rows("records", [5.0, 5.5, 5.8], ["inf"] * 3, [0.49, 0.99, 1.98]) + audit_rows(
+        "shuffled_columns", [0.1, 0.4, 0.9], ["≤ 0.49", "≤ 0.99", "≤ 1.98"], [0.49, 0.99, 1.98]
+    )
     folder = tmp_path / "tables"
     folder.mkdir()
     pd.DataFrame(rows).to_csv(folder / "audited_epsilon.csv", index=False)
@@ -68,12 +81,12 @@ def test_an_exact_loss_above_the_claim_contradicts_it(tables):
 
 def test_sampled_bounds_alone_never_reproduce(tables):
     frame = pd.read_csv(tables / "audited_epsilon.csv").drop(
-        columns=["exact_released", "exact_list_own_scale", "exact_list_fixed_scale"])
+        columns=["exact_released", "exact_list_own_scale", "exact_list_fixed_scale"]
+    )
     frame.to_csv(tables / "audited_epsilon.csv", index=False)
     assert judge(tables, form="shuffled_columns").status == WITHIN_NOISE
     assert judge(tables, form="records").status == CONTRADICTED  # above ε at every ε
-    frame.loc[(frame["form"] == "records") & (frame["epsilon"] == 2.0),
-              "eps_lower_released"] = 1.0
+    frame.loc[(frame["form"] == "records") & (frame["epsilon"] == 2.0), "eps_lower_released"] = 1.0
     frame.to_csv(tables / "audited_epsilon.csv", index=False)
     assert judge(tables, form="records").status == WITHIN_NOISE  # above at some ε only
 

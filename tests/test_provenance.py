@@ -35,23 +35,47 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
 # --- the rule ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("override", [
-    "+experiment=census_ir", "experiment=census_ir", "profile=quick", "n_jobs=2", "seed=7",
-    "reps=1", "runner=dask", "runner.address=tcp://x:8786", "results_dir=/tmp/x",
-    "plot_only=true", "reading=data_range_bins", "hydra.launcher.partition=cpu",
-    "hydra/launcher=submitit_slurm",
-])
+@pytest.mark.parametrize(
+    "override",
+    [
+        "+experiment=census_ir",
+        "experiment=census_ir",
+        "profile=quick",
+        "n_jobs=2",
+        "seed=7",
+        "reps=1",
+        "runner=dask",
+        "runner.address=tcp://x:8786",
+        "results_dir=/tmp/x",
+        "plot_only=true",
+        "reading=data_range_bins",
+        "hydra.launcher.partition=cpu",
+        "hydra/launcher=submitit_slurm",
+    ],
+)
 def test_paper_overrides(override):
     assert is_paper_override(override)
     assert provenance(["+experiment=census_ir", override]) == PAPER
 
 
-@pytest.mark.parametrize("override", [
-    "dataset=csv", "dataset.path=x.csv", "+dataset.domains={a:[0,1]}", "~dataset.discrete",
-    "grid.k=[2,10]", "methods=[ir]", "metrics=[re]", "options.jsd.bins=data_range",
-    "experiment.name=mine", "run_name=mine", "/dataset@datasets.mcd=census_hcd",
-    "runners=x", "seeds=1",
-])
+@pytest.mark.parametrize(
+    "override",
+    [
+        "dataset=csv",
+        "dataset.path=x.csv",
+        "+dataset.domains={a:[0,1]}",
+        "~dataset.discrete",
+        "grid.k=[2,10]",
+        "methods=[ir]",
+        "metrics=[re]",
+        "options.jsd.bins=data_range",
+        "experiment.name=mine",
+        "run_name=mine",
+        "/dataset@datasets.mcd=census_hcd",
+        "runners=x",
+        "seeds=1",
+    ],
+)
 def test_custom_overrides(override):
     assert not is_paper_override(override)
     assert provenance(["+experiment=census_ir", "n_jobs=1", override]) == CUSTOM
@@ -84,8 +108,7 @@ def test_custom_folder_names_the_data_and_hashes_the_overrides():
 # --- readings ------------------------------------------------------------------------------
 
 
-def test_a_reading_applies_its_overrides_and_writes_beside_the_primary(conf_copy,
-                                                                        compose_config):
+def test_a_reading_applies_its_overrides_and_writes_beside_the_primary(conf_copy, compose_config):
     conf = conf_copy("fixture_readings", "adult_ir")
     base = ("+experiment=fixture_readings", "results_dir=/tmp/out")
     primary = build_experiment(compose_config(*base, conf_dir=conf))
@@ -99,30 +122,44 @@ def test_a_reading_applies_its_overrides_and_writes_beside_the_primary(conf_copy
     assert {c.param_dict.get("k") for c in small.cells} == {None, 2, 3}
     assert small.out_dir == Path("/tmp/out/fixture_readings@small_grid")
     assert small.label == "fixture_readings@small_grid"
-    quick = build_experiment(compose_config(*base, "reading=small_grid", "profile=quick",
-                                            "grid.epsilon=[2.0]", conf_dir=conf))
+    quick = build_experiment(
+        compose_config(
+            *base, "reading=small_grid", "profile=quick", "grid.epsilon=[2.0]", conf_dir=conf
+        )
+    )
     assert quick.out_dir.parent == Path("/tmp/out/quick")
     assert quick.out_dir.name.startswith("fixture_readings@small_grid~")
     assert quick.provenance == CUSTOM and quick.config["grid"]["epsilon"] == [2.0]
 
-    with pytest.raises(ParameterError, match=r"reading='other' is not declared by experiment "
-                                             r"'fixture_readings'; choose one of \['text', "
-                                             r"'small_grid'\]"):
+    with pytest.raises(
+        ParameterError,
+        match=r"reading='other' is not declared by experiment "
+        r"'fixture_readings'; choose one of \['text', "
+        r"'small_grid'\]",
+    ):
         build_experiment(compose_config(*base, "reading=other", conf_dir=conf))
-    with pytest.raises(ParameterError, match=r"reading='text': experiment 'adult_ir' "
-                                             r"declares no readings"):
-        build_experiment(compose_config("+experiment=adult_ir", "reading=text",
-                                        conf_dir=conf))
+    with pytest.raises(
+        ParameterError,
+        match=r"reading='text': experiment 'adult_ir' "
+        r"declares no readings",
+    ):
+        build_experiment(compose_config("+experiment=adult_ir", "reading=text", conf_dir=conf))
 
 
 def test_a_reading_key_must_exist_except_under_options():
-    config = {"experiment": {"name": "x"}, "grid": {"k": [2]}, "reps": 2, "reading": "r",
-              "readings": [{"name": "p", "primary": True, "text": "t"},
-                           {"name": "r", "text": "t", "set": {"grid.kk": [3]}}]}
+    config = {
+        "experiment": {"name": "x"},
+        "grid": {"k": [2]},
+        "reps": 2,
+        "reading": "r",
+        "readings": [
+            {"name": "p", "primary": True, "text": "t"},
+            {"name": "r", "text": "t", "set": {"grid.kk": [3]}},
+        ],
+    }
     with pytest.raises(ParameterError, match=r"reading 'r' sets 'grid.kk', which is not a key"):
         apply_reading(config)
-    config["readings"][1]["set"] = {"options.jsd.bins": "data_range", "grid": {"k": [3]},
-                                    "reps": 1}
+    config["readings"][1]["set"] = {"options.jsd.bins": "data_range", "grid": {"k": [3]}, "reps": 1}
     applied = apply_reading(config)
     assert applied["options"] == {"jsd": {"bins": "data_range"}}
     assert applied["grid"] == {"k": [3]} and applied["reps"] == 1
@@ -135,32 +172,52 @@ def test_a_reading_key_must_exist_except_under_options():
 
 
 def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
-    return {str(p.relative_to(folder)): (p.read_bytes(), p.stat().st_mtime_ns)
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_a_custom_run_leaves_the_paper_folder_untouched(tmp_path):
     results = tmp_path / "results"
-    paper = run_cli("+experiment=census_ir", "profile=quick", "reps=1", "n_jobs=1",
-                    f"results_dir={results}")
+    paper = run_cli(
+        "+experiment=census_ir", "profile=quick", "reps=1", "n_jobs=1", f"results_dir={results}"
+    )
     assert paper.returncode == 0, paper.stderr
     folder = results / "quick" / "census_ir"
     assert f"{folder / 'results.parquet'}" in paper.stdout
     assert "census_ir [census]" in paper.stderr  # the progress bar names the run
     run = json.loads((folder / "run.json").read_text())
     assert run["provenance"] == PAPER and run["reading"] is None
-    assert run["overrides"] == ["+experiment=census_ir", "profile=quick", "reps=1", "n_jobs=1",
-                                f"results_dir={results}"]
+    assert run["overrides"] == [
+        "+experiment=census_ir",
+        "profile=quick",
+        "reps=1",
+        "n_jobs=1",
+        f"results_dir={results}",
+    ]
     before = snapshot(folder)
 
     rng = np.random.default_rng(3)
     data = tmp_path / "mine.csv"
-    pd.DataFrame({"income": rng.gamma(2.0, 2e4, 120).round(2),
-                  "age": rng.integers(18, 90, 120)}).to_csv(data, index=False)
-    custom_args = ["dataset=csv", f"dataset.path={data}", "dataset.numeric=[income,age]",
-                   "grid.m=[1,2]"]
-    custom = run_cli("+experiment=census_ir", *custom_args, "profile=quick", "reps=1",
-                     "n_jobs=1", f"results_dir={results}")
+    pd.DataFrame(
+        {"income": rng.gamma(2.0, 2e4, 120).round(2), "age": rng.integers(18, 90, 120)}
+    ).to_csv(data, index=False)
+    custom_args = [
+        "dataset=csv",
+        f"dataset.path={data}",
+        "dataset.numeric=[income,age]",
+        "grid.m=[1,2]",
+    ]
+    custom = run_cli(
+        "+experiment=census_ir",
+        *custom_args,
+        "profile=quick",
+        "reps=1",
+        "n_jobs=1",
+        f"results_dir={results}",
+    )
     assert custom.returncode == 0, custom.stderr
     assert snapshot(folder) == before  # byte for byte, not even rewritten
     [other] = [p for p in (results / "quick").iterdir() if p.name != "census_ir"]
@@ -182,11 +239,16 @@ def test_a_custom_run_leaves_the_paper_folder_untouched(tmp_path):
 
 def test_all_runs_every_reading_of_the_catalog_then_the_report(tmp_path, conf_copy):
     conf = conf_copy("fixture_readings")
-    out = run_cli(f"--config-path={conf}", "+experiment=all", "n_jobs=1",
-                  f"results_dir={tmp_path / 'results'}")
+    out = run_cli(
+        f"--config-path={conf}",
+        "+experiment=all",
+        "n_jobs=1",
+        f"results_dir={tmp_path / 'results'}",
+    )
     assert out.returncode == 0, out.stderr
-    runs = {p.parent.name: json.loads(p.read_text())
-            for p in (tmp_path / "results").glob("*/run.json")}
+    runs = {
+        p.parent.name: json.loads(p.read_text()) for p in (tmp_path / "results").glob("*/run.json")
+    }
     assert set(runs) == {"fixture_readings", "fixture_readings@small_grid"}
     assert runs["fixture_readings"]["reading"] is None
     assert runs["fixture_readings@small_grid"]["reading"] == "small_grid"
@@ -197,14 +259,20 @@ def test_all_runs_every_reading_of_the_catalog_then_the_report(tmp_path, conf_co
     # every reading is validated before any work: a bad one stops the run, nothing written
     fixture = (conf / "experiment" / "fixture_readings.yaml").read_text(encoding="utf-8")
     (conf / "experiment" / "fixture_readings.yaml").write_text(
-        fixture.replace("grid.k: [2, 3]", "grid.kk: [2, 3]"), encoding="utf-8")
+        fixture.replace("grid.k: [2, 3]", "grid.kk: [2, 3]"), encoding="utf-8"
+    )
     out = run_cli(f"--config-path={conf}", "+experiment=all", f"results_dir={tmp_path / 'b'}")
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [
-        "error: reading 'small_grid' sets 'grid.kk', which is not a key of the config"]
+        "error: reading 'small_grid' sets 'grid.kk', which is not a key of the config"
+    ]
     assert not (tmp_path / "b").exists()
-    out = run_cli(f"--config-path={conf}", "+experiment=all", "reading=small_grid",
-                  f"results_dir={tmp_path / 'b'}")
+    out = run_cli(
+        f"--config-path={conf}",
+        "+experiment=all",
+        "reading=small_grid",
+        f"results_dir={tmp_path / 'b'}",
+    )
     assert out.returncode == 2 and "+experiment=all runs every experiment" in out.stderr
 
 
@@ -215,9 +283,27 @@ def test_git_commit_only_for_the_checkout_holding_the_code(tmp_path):
     from anonlab.runner.store import git_commit
 
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=x", "-c", "user.email=x@x",
-                    "commit", "-q", "--allow-empty", "-m", "x"], check=True)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(tmp_path),
+            "-c",
+            "user.name=x",
+            "-c",
+            "user.email=x@x",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "x",
+        ],
+        check=True,
+    )
     (tmp_path / "venv" / "site-packages").mkdir(parents=True)
     assert git_commit(tmp_path)["commit"] is not None
     assert git_commit(tmp_path / "venv" / "site-packages") == {
-        "commit": None, "dirty": None, "diff_sha256": None}
+        "commit": None,
+        "dirty": None,
+        "diff_sha256": None,
+    }

@@ -66,8 +66,9 @@ def results(conf, tmp_path_factory) -> Path:
     """The new figure under both readings, and a custom run of it."""
     out = tmp_path_factory.mktemp("results")
     for extra in ([], ["reading=small_k"], ["grid.k=[5]"]):
-        config = compose_config("+experiment=fixture_figure", f"results_dir={out}", "n_jobs=1",
-                                *extra, conf_dir=conf)
+        config = compose_config(
+            "+experiment=fixture_figure", f"results_dir={out}", "n_jobs=1", *extra, conf_dir=conf
+        )
         experiment = build_experiment(config)
         run_experiment(experiment, experiment.config, progress=False)
     return out
@@ -76,14 +77,17 @@ def results(conf, tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def report(results, conf) -> tuple[Path, str, str]:
     path = build_report(results, conf)
-    return path, path.read_text(encoding="utf-8"), (path.parent / "index.md").read_text(
-        encoding="utf-8")
+    return (
+        path,
+        path.read_text(encoding="utf-8"),
+        (path.parent / "index.md").read_text(encoding="utf-8"),
+    )
 
 
 def section(page: str, anchor: str) -> str:
     start = page.index(f'id="{anchor}"')
     end = page.find("<h2", start)
-    return page[start:end if end > 0 else None]
+    return page[start : end if end > 0 else None]
 
 
 def test_a_new_yaml_is_a_new_target_with_its_claims_under_each_reading(results, conf, report):
@@ -109,8 +113,7 @@ def test_summary_counts_verdicts_and_causes_per_paper(report):
     _, _, markdown = report
     header = next(line for line in markdown.splitlines() if line.startswith("| paper |"))
     row = next(line for line in markdown.splitlines() if line.startswith("| DP-IR |"))
-    cells = dict(zip(header.strip("|").split(" | "), row.strip("|").split(" | "),
-                     strict=True))
+    cells = dict(zip(header.strip("|").split(" | "), row.strip("|").split(" | "), strict=True))
     cells = {k.strip(): v.strip() for k, v in cells.items()}
     assert cells["claims judged"] == "2" and cells["reproduced"] == "1"
     assert cells["contradicted"] == "1" and cells["contradicted: a reading of the paper"] == "1"
@@ -130,7 +133,13 @@ def test_custom_runs_are_listed_with_their_overrides_and_not_judged(results, con
 def test_the_report_folder_is_self_contained_and_can_be_moved(results, report, tmp_path):
     path, page, markdown = report
     assert sorted(p.name for p in path.parent.iterdir()) == [
-        "figures", "index.html", "index.md", "notes.html", "notes.md", "verdicts.csv"]
+        "figures",
+        "index.html",
+        "index.md",
+        "notes.html",
+        "notes.md",
+        "verdicts.csv",
+    ]
     assert not re.search(r"<(link|script)\b", page)
     assert not re.search(r'<img[^>]+src="(?!data:)', page)  # every image embedded
     assert 'href="notes.html#report"' in page and "(notes.md#report)" in markdown
@@ -144,20 +153,30 @@ def test_the_report_folder_is_self_contained_and_can_be_moved(results, report, t
 def test_targets_not_run_give_the_command(results, report):
     _, page, markdown = report
     adult = section(page, "dp-ir-figure-2")
-    assert "not run" in adult and f"anonlab run +experiment=adult_ir results_dir={results}" \
-        in adult
-    assert run_command("adult_ir", ROOT / "results" / "quick", "quick") == \
-        "anonlab run +experiment=adult_ir profile=quick"
-    assert run_command("adult_ir", Path("results"), "paper", "text") == \
-        "anonlab run +experiment=adult_ir reading=text"
+    assert "not run" in adult and f"anonlab run +experiment=adult_ir results_dir={results}" in adult
+    assert (
+        run_command("adult_ir", ROOT / "results" / "quick", "quick")
+        == "anonlab run +experiment=adult_ir profile=quick"
+    )
+    assert (
+        run_command("adult_ir", Path("results"), "paper", "text")
+        == "anonlab run +experiment=adult_ir reading=text"
+    )
 
 
 def test_a_bad_claim_does_not_stop_the_others(results):
     table = pd.read_parquet(results / "fixture_figure" / "results.parquet")
-    good = {"id": "ok", "paper": "DP-IR", "section": "§0", "quote": "q", "kind": "ordering",
-            "metric": "re", "lower": "ir", "higher": "laplace"}
-    broken, ok = judge_claims([{"id": "broken", "paper": "DP-IR", "kind": "ordering"}, good],
-                              table)
+    good = {
+        "id": "ok",
+        "paper": "DP-IR",
+        "section": "§0",
+        "quote": "q",
+        "kind": "ordering",
+        "metric": "re",
+        "lower": "ir",
+        "higher": "laplace",
+    }
+    broken, ok = judge_claims([{"id": "broken", "paper": "DP-IR", "kind": "ordering"}, good], table)
     assert broken.status == "not checkable" and "field 'section' is missing" in broken.ours
     assert ok.status == REPRODUCED
 
@@ -185,7 +204,8 @@ def _confirm(results: Path, tmp_path: Path, quote: str | None = None) -> Path:
 
 
 def test_confirmatory_verdicts_sit_beside_the_exploratory_and_changes_are_flagged(
-        results, conf, tmp_path):
+    results, conf, tmp_path
+):
     copy = _confirm(results, tmp_path, quote="an older encoding")
     view = build_view(copy, conf)
     target = next(t for t in view.targets if t.target.title_line == "DP-IR Figure 98")
@@ -211,8 +231,7 @@ def test_each_claim_shows_its_slice_and_look(results, conf):
     assert below.result.look == 1 and below.result.look_reps == 3
 
 
-def test_verdicts_that_changed_since_the_last_report_are_listed_with_why(results, conf,
-                                                                         tmp_path):
+def test_verdicts_that_changed_since_the_last_report_are_listed_with_why(results, conf, tmp_path):
     copy = _confirm(results, tmp_path)
     build_report(copy, conf)
     stored = copy / "report" / "verdicts.csv"
@@ -228,4 +247,5 @@ def test_verdicts_that_changed_since_the_last_report_are_listed_with_why(results
     assert "new run, or the checker" in small.reason
     assert ("fixture_ir_small", "confirmatory") not in changes
     assert changes[("fixture_ir_below_laplace", "exploratory")].reason == (
-        "the claim's encoding changed")
+        "the claim's encoding changed"
+    )

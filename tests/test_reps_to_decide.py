@@ -1,4 +1,4 @@
-""""About N repetitions would decide it" is computed at the levels the verdict uses
+""" "About N repetitions would decide it" is computed at the levels the verdict uses
 (partial conjunction for shares) and checked by prediction and rerun: claims within noise
 at 4 repetitions, rerun at the number they name, are decided far more often than at 4,
 and a share's estimate is not that of an "every point" claim."""

@@ -19,14 +19,26 @@ from anonlab.runner.checkpoint import Checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 # 28 random-forest fits of ~0.15 s in 8 batches: long enough to be killed partway
-SLOW = ["+experiment=census_idp_rf", "grid.k=[5,20,80]", "grid.epsilon=[1.0]",
-        "grid.alpha=[1.5]", "reps=4", "n_jobs=1", "run_name=census_idp_rf"]
+SLOW = [
+    "+experiment=census_idp_rf",
+    "grid.k=[5,20,80]",
+    "grid.epsilon=[1.0]",
+    "grid.alpha=[1.5]",
+    "reps=4",
+    "n_jobs=1",
+    "run_name=census_idp_rf",
+]
 
 
 def start(results_dir: Path, *overrides: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, str(ROOT / "run.py"), *SLOW, *overrides,
-                             f"results_dir={results_dir}"], cwd=ROOT, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, str(ROOT / "run.py"), *SLOW, *overrides, f"results_dir={results_dir}"],
+        cwd=ROOT,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 @pytest.mark.slow  # 20 s: a real sweep killed mid-run; `python -m pytest -m slow` runs it
@@ -47,8 +59,11 @@ def test_sigkilled_sweep_resumes_to_the_same_bytes(tmp_path):
     results = tmp_path / "killed" / "census_idp_rf" / "results.parquet"
     assert not results.exists()
 
-    done = {job for part in parts.glob("part-*.parquet")
-            for job in pd.read_parquet(part)[["cell_id", "rep"]].itertuples(index=False)}
+    done = {
+        job
+        for part in parts.glob("part-*.parquet")
+        for job in pd.read_parquet(part)[["cell_id", "rep"]].itertuples(index=False)
+    }
 
     resumed = start(tmp_path / "killed")
     assert resumed.wait(timeout=300) == 0, resumed.stderr.read()
@@ -59,10 +74,18 @@ def test_sigkilled_sweep_resumes_to_the_same_bytes(tmp_path):
     assert len(list(parts.glob("part-*.parquet"))) == 1  # compacted once complete
 
 
-def test_a_finished_sweep_is_not_recomputed_and_a_new_seed_is(tmp_path, compose_config,
-                                                                monkeypatch):
-    cfg = compose_config("+experiment=census_ir", "grid.k=[2,10]", "grid.epsilon=[1.0]",
-                         "reps=2", "n_jobs=1", "figures=[]", f"results_dir={tmp_path}")
+def test_a_finished_sweep_is_not_recomputed_and_a_new_seed_is(
+    tmp_path, compose_config, monkeypatch
+):
+    cfg = compose_config(
+        "+experiment=census_ir",
+        "grid.k=[2,10]",
+        "grid.epsilon=[1.0]",
+        "reps=2",
+        "n_jobs=1",
+        "figures=[]",
+        f"results_dir={tmp_path}",
+    )
     experiment = build_experiment(cfg)
     first = run_experiment(experiment, experiment.config, progress=False)
 
@@ -82,8 +105,15 @@ def test_a_finished_sweep_is_not_recomputed_and_a_new_seed_is(tmp_path, compose_
 
 
 def cfg_overrides(tmp_path: Path) -> list[str]:
-    return ["+experiment=census_ir", "grid.k=[2,10]", "grid.epsilon=[1.0]", "reps=2",
-            "n_jobs=1", "figures=[]", f"results_dir={tmp_path}"]
+    return [
+        "+experiment=census_ir",
+        "grid.k=[2,10]",
+        "grid.epsilon=[1.0]",
+        "reps=2",
+        "n_jobs=1",
+        "figures=[]",
+        f"results_dir={tmp_path}",
+    ]
 
 
 def test_checkpoint_ignores_parts_of_another_key(tmp_path):
@@ -95,24 +125,44 @@ def test_checkpoint_ignores_parts_of_another_key(tmp_path):
 
 def test_dask_runner_gives_the_local_results(tmp_path, compose_config):
     distributed = pytest.importorskip("dask.distributed")
-    overrides = ["+experiment=census_idp_sse", "grid.k=[3,20]", "grid.epsilon=[1.0]", "reps=2",
-                 "figures=[]", "tables=[]"]
-    local = build_experiment(compose_config(*overrides, "n_jobs=2",
-                                            f"results_dir={tmp_path / 'local'}"))
+    overrides = [
+        "+experiment=census_idp_sse",
+        "grid.k=[3,20]",
+        "grid.epsilon=[1.0]",
+        "reps=2",
+        "figures=[]",
+        "tables=[]",
+    ]
+    local = build_experiment(
+        compose_config(*overrides, "n_jobs=2", f"results_dir={tmp_path / 'local'}")
+    )
     run_experiment(local, local.config, progress=False)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster:
-        remote = build_experiment(compose_config(
-            *overrides, "runner=dask", f"runner.address={cluster.scheduler_address}",
-            f"results_dir={tmp_path / 'dask'}"))
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        remote = build_experiment(
+            compose_config(
+                *overrides,
+                "runner=dask",
+                f"runner.address={cluster.scheduler_address}",
+                f"results_dir={tmp_path / 'dask'}",
+            )
+        )
         assert remote.runner.name == "dask"
         run_experiment(remote, remote.config, progress=False)
     assert remote.results_path.read_bytes() == local.results_path.read_bytes()
 
 
 def test_a_job_stored_twice_counts_once(tmp_path, compose_config):
-    cfg = compose_config("+experiment=census_ir", "grid.k=[2,10]", "grid.epsilon=[1.0]",
-                         "reps=2", "n_jobs=1", "figures=[]", f"results_dir={tmp_path}")
+    cfg = compose_config(
+        "+experiment=census_ir",
+        "grid.k=[2,10]",
+        "grid.epsilon=[1.0]",
+        "reps=2",
+        "n_jobs=1",
+        "figures=[]",
+        f"results_dir={tmp_path}",
+    )
     experiment = build_experiment(cfg)
     first = run_experiment(experiment, experiment.config, progress=False)
     parts = sorted((experiment.parts_dir / "census").glob("part-*.parquet"))

@@ -58,18 +58,25 @@ def frame_of(values: np.ndarray) -> pd.DataFrame:
 
 def view_of(values: np.ndarray, **kwargs):
     frame = frame_of(values)
-    return build_dataset("t", frame, list(frame.columns),
-                         domains={c: [frame[c].min() - 1, frame[c].max() + 1]
-                                  for c in frame.columns}, **kwargs)
+    return build_dataset(
+        "t",
+        frame,
+        list(frame.columns),
+        domains={c: [frame[c].min() - 1, frame[c].max() + 1] for c in frame.columns},
+        **kwargs,
+    )
 
 
 def release_of(view, values: np.ndarray) -> Release:
     return Release(view, np.asarray(values, dtype=float))
 
 
-small_ints = st.integers(3, 12).flatmap(lambda n: st.tuples(
-    arrays(np.float64, (n, 2), elements=st.integers(0, 2).map(float)),
-    arrays(np.float64, (n, 2), elements=st.integers(0, 2).map(float))))
+small_ints = st.integers(3, 12).flatmap(
+    lambda n: st.tuples(
+        arrays(np.float64, (n, 2), elements=st.integers(0, 2).map(float)),
+        arrays(np.float64, (n, 2), elements=st.integers(0, 2).map(float)),
+    )
+)
 
 
 @settings(max_examples=40, deadline=None)
@@ -102,8 +109,13 @@ def test_linkage_matches_brute_force_on_real_valued_clusters():
 
 
 @settings(max_examples=40, deadline=None)
-@given(arrays(np.float64, st.tuples(st.integers(2, 15), st.integers(1, 3)),
-              elements=st.integers(-5, 5).map(float)))
+@given(
+    arrays(
+        np.float64,
+        st.tuples(st.integers(2, 15), st.integers(1, 3)),
+        elements=st.integers(-5, 5).map(float),
+    )
+)
 def test_identity_release_links_each_record_with_probability_one_over_its_copies(values):
     view = view_of(values)
     release = release_of(view, values)
@@ -164,8 +176,7 @@ def test_interval_disclosure_averages_p_from_1_to_10_percent():
     original = rng.normal(size=(60, 2))
     released = original + rng.normal(scale=0.05, size=(60, 2))
     average = interval_disclosure(original, released, []).mean()
-    each = [interval_disclosure(original, released, [], percent=p).mean()
-            for p in (1, 2, 5, 10)]
+    each = [interval_disclosure(original, released, [], percent=p).mean() for p in (1, 2, 5, 10)]
     assert each == sorted(each)  # wider intervals disclose more
     expected = np.mean([brute_rank_interval(original, released, p) for p in range(1, 11)])
     assert average == pytest.approx(expected)
@@ -205,8 +216,10 @@ def test_linkage_risk_falls_as_k_grows_on_census(compose_config):
     metric = get_metric("record_linkage")
     rng = np.random.default_rng(0)
     for name in ("ir", "mdav", "tclose_kfirst"):
-        risks = [metric.of_release(census, make_method(name, {"k": k, "t": 0.25}).protect(
-            census, rng)) for k in (2, 5, 10)]
+        risks = [
+            metric.of_release(census, make_method(name, {"k": k, "t": 0.25}).protect(census, rng))
+            for k in (2, 5, 10)
+        ]
         assert risks[0] > risks[1] > risks[2] > 0, (name, risks)
         if name != "ir":  # every released record is shared by its cluster's >= k records
             assert all(r <= 1 / k for r, k in zip(risks, (2, 5, 10), strict=True))

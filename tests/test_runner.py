@@ -9,8 +9,13 @@ from anonlab.runner import build_experiment, cell_id, expand_grid, rng_for, run_
 from anonlab.runner.execute import plan_jobs
 from anonlab.validation import ParameterError
 
-SMALL = ("+experiment=census_ir", "grid.k=[2,10]", "grid.epsilon=[1.0,10.0]", "grid.m=[1,13]",
-         "reps=3")
+SMALL = (
+    "+experiment=census_ir",
+    "grid.k=[2,10]",
+    "grid.epsilon=[1.0,10.0]",
+    "grid.m=[1,13]",
+    "reps=3",
+)
 
 
 def test_methods_get_only_their_axes(compose_config):
@@ -41,16 +46,36 @@ def test_results_do_not_depend_on_n_jobs(compose_config):
     one = run_cells(exp.dataset, exp.cells, n_jobs=1, **kwargs)
     two = run_cells(exp.dataset, exp.cells, n_jobs=2, **kwargs)
     pd.testing.assert_frame_equal(one, two)
-    assert {"dataset", "method", "k", "epsilon", "m", "rep", "seed", "cell_id", "metric",
-            "value"} <= set(one.columns)
+    assert {
+        "dataset",
+        "method",
+        "k",
+        "epsilon",
+        "m",
+        "rep",
+        "seed",
+        "cell_id",
+        "metric",
+        "value",
+    } <= set(one.columns)
     assert one["value"].notna().all()
 
 
 def test_master_seed_changes_noise_not_ir(compose_config):
     a = build_experiment(compose_config(*SMALL))
     b = build_experiment(compose_config(*SMALL, "seed=1"))
-    runs = [run_cells(e.dataset, e.cells, reps=1, master_seed=e.seed, metrics=("re",),
-                      n_jobs=1, progress=False) for e in (a, b)]
+    runs = [
+        run_cells(
+            e.dataset,
+            e.cells,
+            reps=1,
+            master_seed=e.seed,
+            metrics=("re",),
+            n_jobs=1,
+            progress=False,
+        )
+        for e in (a, b)
+    ]
     ir = [r[r.method == "ir"]["value"].to_numpy() for r in runs]
     noisy = [r[r.method == "ir_laplace"]["value"].to_numpy() for r in runs]
     assert (ir[0] == ir[1]).all() and (noisy[0] != noisy[1]).all()
@@ -59,8 +84,11 @@ def test_master_seed_changes_noise_not_ir(compose_config):
 @pytest.mark.parametrize(
     ("override", "error", "message"),
     [
-        ("grid.epsilon=[1.0,-0.5]", ParameterError,
-         "grid.epsilon must be > 0 and finite, got -0.5"),
+        (
+            "grid.epsilon=[1.0,-0.5]",
+            ParameterError,
+            "grid.epsilon must be > 0 and finite, got -0.5",
+        ),
         ("grid.epsilon=[0]", ParameterError, "grid.epsilon must be > 0"),
         ("grid.k=[0]", ParameterError, "grid.k must be in 1..1080, got 0"),
         ("grid.k=[1081]", ParameterError, "grid.k must be in 1..1080, got 1081"),
@@ -92,9 +120,14 @@ def test_expand_grid_accepts_sdcmicro_alias(compose_config):
     assert [c.method for c in cells] == ["ir"]
 
 
-@pytest.mark.parametrize(("experiment", "protected"), [
-    ("adult_uni_sse", 2), ("adult_ir", 4), ("adult_ir_vs_mdav", 4),
-])
+@pytest.mark.parametrize(
+    ("experiment", "protected"),
+    [
+        ("adult_uni_sse", 2),
+        ("adult_ir", 4),
+        ("adult_ir_vs_mdav", 4),
+    ],
+)
 def test_experiments_without_m_protect_every_attribute(compose_config, experiment, protected):
     """A default grid.m would be merged into every experiment and silently protect only
     the first attribute(s)."""
@@ -104,7 +137,10 @@ def test_experiments_without_m_protect_every_attribute(compose_config, experimen
 
 
 def test_census_experiments_sweep_m(compose_config):
-    for name, ms in [("census_ir", {1, 8, 13}), ("census_ir_vs_mdav", {1, 8, 13}),
-                     ("census_variance", {8})]:
+    for name, ms in [
+        ("census_ir", {1, 8, 13}),
+        ("census_ir_vs_mdav", {1, 8, 13}),
+        ("census_variance", {8}),
+    ]:
         exp = build_experiment(compose_config(f"+experiment={name}", "grid.k=[2]"))
         assert {cell.param_dict["m"] for cell in exp.cells} == ms

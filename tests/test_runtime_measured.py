@@ -18,9 +18,18 @@ from anonlab.report.claims import (
 from anonlab.runner.execute import plan_jobs
 from anonlab.runner.grid import Cell
 
-CLAIM = parse_claim({"id": "c", "paper": "TCM", "section": "§8.2", "quote": "q",
-                     "kind": "ordering", "metric": "runtime", "lower": "tclose_tfirst",
-                     "higher": "tclose_kfirst"})
+CLAIM = parse_claim(
+    {
+        "id": "c",
+        "paper": "TCM",
+        "section": "§8.2",
+        "quote": "q",
+        "kind": "ordering",
+        "metric": "runtime",
+        "lower": "tclose_tfirst",
+        "higher": "tclose_kfirst",
+    }
+)
 T = [0.02, 0.06, 0.1, 0.14, 0.18, 0.22, 0.25]
 
 
@@ -31,10 +40,21 @@ def timings(reps: int, rng: np.random.Generator, ratio: float = 1.0) -> pd.DataF
     for method, scale in (("tclose_tfirst", 1.0), ("tclose_kfirst", ratio)):
         for t in T:
             for rep in range(reps):
-                rows.append({"experiment": "x", "dataset": "d", "method": method, "k": 2,
-                             "t": t, "rep": rep, "seed": 1, "cell_id": 0,
-                             "metric": "runtime", "attribute": None,
-                             "value": scale * rng.lognormal(0.0, 0.3)})
+                rows.append(
+                    {
+                        "experiment": "x",
+                        "dataset": "d",
+                        "method": method,
+                        "k": 2,
+                        "t": t,
+                        "rep": rep,
+                        "seed": 1,
+                        "cell_id": 0,
+                        "metric": "runtime",
+                        "attribute": None,
+                        "value": scale * rng.lognormal(0.0, 0.3),
+                    }
+                )
     frame = pd.DataFrame(rows)
     frame["k"] = frame["k"].astype("Int64")
     frame["attribute"] = frame["attribute"].astype("string")

@@ -33,12 +33,27 @@ from anonlab.validation import ParameterError
 #  /   \             /   \
 # clerk  farmer   spain  chile
 TOY = Taxonomy(
-    name="toy", root="root",
-    parent={"root": None, "person": "root", "place": "root", "worker": "person",
-            "soldier": "person", "clerk": "worker", "farmer": "worker", "country": "place",
-            "spain": "country", "chile": "country"},
-    labels={"Clerk": "clerk", "Farmer": "farmer", "Soldier": "soldier", "Spain": "spain",
-            "Chile": "chile"},
+    name="toy",
+    root="root",
+    parent={
+        "root": None,
+        "person": "root",
+        "place": "root",
+        "worker": "person",
+        "soldier": "person",
+        "clerk": "worker",
+        "farmer": "worker",
+        "country": "place",
+        "spain": "country",
+        "chile": "country",
+    },
+    labels={
+        "Clerk": "clerk",
+        "Farmer": "farmer",
+        "Soldier": "soldier",
+        "Spain": "spain",
+        "Chile": "chile",
+    },
 )
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None)
 
@@ -98,8 +113,9 @@ def test_unknown_label_is_named():
 
 # --- sensitivities, brute force over neighbouring data sets -------------------------------
 
-samples = st.tuples(st.lists(st.sampled_from(list(TOY.labels)), min_size=2, max_size=9),
-                    st.integers(1, 4))
+samples = st.tuples(
+    st.lists(st.sampled_from(list(TOY.labels)), min_size=2, max_size=9), st.integers(1, 4)
+)
 
 
 def cluster_qualities(values: list[str], k: int) -> np.ndarray:
@@ -129,8 +145,12 @@ def test_order_path_bounds_the_summed_quality_change(case):
 def test_single_value_change_bound_is_tight():
     """max |δ(a, c) − δ(b, c)| is reached by some pair of labels and concept."""
     d = TOY.distances[TOY.label_codes]
-    best = max(abs(d[a, c] - d[b, c]) for a in range(len(d)) for b in range(len(d))
-               for c in range(d.shape[1]))
+    best = max(
+        abs(d[a, c] - d[b, c])
+        for a in range(len(d))
+        for b in range(len(d))
+        for c in range(d.shape[1])
+    )
     assert value_change_sensitivity(TOY) == pytest.approx(best)
     assert value_change_sensitivity(TOY) <= order_path_sensitivity(TOY)
 
@@ -154,8 +174,9 @@ def test_exponential_mechanism_frequencies(epsilon):
     assert stats.chisquare(observed, law(epsilon * quality / 2)).pvalue > 1e-3
     assert stats.chisquare(observed, law(epsilon * quality)).pvalue < 1e-6  # no factor 2
     assert stats.chisquare(observed, law(-epsilon * quality / 2)).pvalue < 1e-6  # sign
-    np.testing.assert_allclose(mechanism.probabilities(quality) * len(draws),
-                               law(epsilon * quality / 2))
+    np.testing.assert_allclose(
+        mechanism.probabilities(quality) * len(draws), law(epsilon * quality / 2)
+    )
 
 
 def test_exponential_mechanism_rejects_bad_parameters():

@@ -30,16 +30,22 @@ def tiny():
     rng = np.random.default_rng(7)
     n = 60
     age = rng.integers(18, 80, n)
-    frame = pd.DataFrame({
-        "income": np.round(age * 400 + rng.normal(0, 2000, n), 2),
-        "age": age,
-        "city": rng.choice(["Girona", "Reus", "Tarragona"], n),
-        "hours": rng.integers(10, 60, n),
-    })
-    return build_dataset("tiny", frame, ["income", "age", "city"],
-                         domains={"income": [0, 50000], "age": [0, 100]},
-                         categorical=["city"],
-                         target={"column": "hours", "threshold": 35, "labels": ["part", "full"]})
+    frame = pd.DataFrame(
+        {
+            "income": np.round(age * 400 + rng.normal(0, 2000, n), 2),
+            "age": age,
+            "city": rng.choice(["Girona", "Reus", "Tarragona"], n),
+            "hours": rng.integers(10, 60, n),
+        }
+    )
+    return build_dataset(
+        "tiny",
+        frame,
+        ["income", "age", "city"],
+        domains={"income": [0, 50000], "age": [0, 100]},
+        categorical=["city"],
+        target={"column": "hours", "threshold": 35, "labels": ["part", "full"]},
+    )
 
 
 def protect(name, dataset, epsilon=1.0, seed=3, **options):
@@ -55,8 +61,7 @@ def released(tiny):
 
 
 @pytest.mark.parametrize("name", ["mst", "aim"])
-def test_same_seed_gives_the_same_bytes_and_another_seed_another_release(tiny, released,
-                                                                         name):
+def test_same_seed_gives_the_same_bytes_and_another_seed_another_release(tiny, released, name):
     again, other = protect(name, tiny, seed=3), protect(name, tiny, seed=4)
     assert released[name].values.tobytes() == again.values.tobytes()
     assert list(released[name].target) == list(again.target)
@@ -64,8 +69,7 @@ def test_same_seed_gives_the_same_bytes_and_another_seed_another_release(tiny, r
 
 
 @pytest.mark.parametrize("name", ["mst", "aim"])
-def test_release_is_n_records_inside_the_domains_with_a_synthetic_class(tiny, released,
-                                                                        name):
+def test_release_is_n_records_inside_the_domains_with_a_synthetic_class(tiny, released, name):
     release = released[name]
     values = release.values
     assert values.shape == (tiny.n, 3) and release.labels is None and release.scale is None
@@ -107,8 +111,11 @@ def test_record_by_record_metrics_refuse_synthetic_data(tiny, name):
 
 def test_without_mbi_the_methods_ask_for_the_extra(tiny, monkeypatch):
     real = synthetic.importlib.util.find_spec
-    monkeypatch.setattr(synthetic.importlib.util, "find_spec",
-                        lambda name, *a: None if name == "mbi" else real(name, *a))
+    monkeypatch.setattr(
+        synthetic.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "mbi" else real(name, *a),
+    )
     with pytest.raises(ParameterError, match=r"pip install 'anonlab\[synth\]'"):
         make_method("aim", {"epsilon": 1.0}).check_dataset(tiny)
 
@@ -116,8 +123,7 @@ def test_without_mbi_the_methods_ask_for_the_extra(tiny, monkeypatch):
 def test_zcdp_conversion_is_the_largest_rho_by_a_brute_force_search_over_alpha():
     def delta_on_grid(rho, eps):  # CKS Cor. 13 minimised over a dense grid of α
         alpha = np.exp(np.linspace(np.log(1.0001), np.log(1e5), 400_000))
-        log = ((alpha - 1) * (alpha * rho - eps) + alpha * np.log1p(-1 / alpha)
-               - np.log(alpha - 1))
+        log = (alpha - 1) * (alpha * rho - eps) + alpha * np.log1p(-1 / alpha) - np.log(alpha - 1)
         return float(np.exp(log.min()))
 
     for eps, delta in ((1.0, 1e-9), (0.1, 1e-6), (5.0, 1e-12)):
@@ -137,15 +143,16 @@ def test_gaussian_sigma_uses_the_replaced_record_sensitivity_sqrt2():
     for data in itertools.product(range(3), repeat=3):
         counts = np.bincount(data, minlength=3)
         for i, value in itertools.product(range(3), range(3)):
-            other = np.bincount([*data[:i], value, *data[i + 1:]], minlength=3)
+            other = np.bincount([*data[:i], value, *data[i + 1 :]], minlength=3)
             worst_l2 = max(worst_l2, float(np.linalg.norm(counts - other)))
-            worst_l1 = max(worst_l1, abs(np.abs(counts - reference).sum()
-                                         - np.abs(other - reference).sum()))
-    assert worst_l2 ** 2 == pytest.approx(synthetic.SENSITIVITY_SQ)
+            worst_l1 = max(
+                worst_l1, abs(np.abs(counts - reference).sum() - np.abs(other - reference).sum())
+            )
+    assert worst_l2**2 == pytest.approx(synthetic.SENSITIVITY_SQ)
     assert worst_l1 == synthetic.L1_SENSITIVITY
     for rho in (0.01, 0.5, 3.0):
         sigma = synthetic.gaussian_sigma(rho)
-        assert worst_l2 ** 2 / (2 * sigma ** 2) == pytest.approx(rho)  # Bun & Steinke
+        assert worst_l2**2 / (2 * sigma**2) == pytest.approx(rho)  # Bun & Steinke
         assert synthetic.gaussian_rho(sigma) == pytest.approx(rho)
         assert synthetic.exponential_epsilon(rho) ** 2 / 8 == pytest.approx(rho)
 
@@ -156,10 +163,10 @@ def test_with_a_huge_epsilon_the_one_way_marginals_are_kept(tiny, name):
     view = tiny.protect_first(m)
     release = protect(name, view, epsilon=1e4)
     encoding = synthetic._Encoding.of(view, FAST["bins"])
-    released = synthetic._Encoding.of(replace(view, frame=release.frame, target=None),
-                                      FAST["bins"])
+    released = synthetic._Encoding.of(replace(view, frame=release.frame, target=None), FAST["bins"])
     for j in range(m):  # the same counts per bin and city, up to a record or two
-        counts = [np.bincount(e.codes[:, j], minlength=encoding.sizes[j])
-                  for e in (encoding, released)]
+        counts = [
+            np.bincount(e.codes[:, j], minlength=encoding.sizes[j]) for e in (encoding, released)
+        ]
         assert np.abs(counts[0] - counts[1]).sum() <= 4
     assert abs((release.target == "full").sum() - (view.target == "full").sum()) <= 2

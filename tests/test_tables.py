@@ -17,8 +17,14 @@ def test_paper_values_cover_the_96_cells():
 
 
 def test_census_variance_writes_table1_beside_the_paper(tmp_path, compose_config):
-    cfg = compose_config("+experiment=census_variance", "grid.k=[2,100]", "grid.epsilon=[10.0]",
-                         "reps=1", "n_jobs=1", f"results_dir={tmp_path}")
+    cfg = compose_config(
+        "+experiment=census_variance",
+        "grid.k=[2,100]",
+        "grid.epsilon=[10.0]",
+        "reps=1",
+        "n_jobs=1",
+        f"results_dir={tmp_path}",
+    )
     experiment = build_experiment(cfg)
     run_experiment(experiment, cfg, progress=False)
     folder = experiment.out_dir / "tables"

@@ -141,35 +141,51 @@ def _tiny_wordnet(folder: Path) -> dict[str, str]:
     for lemma, pointers, gloss in _TINY:  # every line has a fixed length given its content
         offsets[lemma] = f"{position:08d}"
         position += len(_tiny_line("00000000", lemma, pointers, gloss, {}, True))
-    lines = [_tiny_line(offsets[lemma], lemma, pointers, gloss, offsets, False)
-             for lemma, pointers, gloss in _TINY]
+    lines = [
+        _tiny_line(offsets[lemma], lemma, pointers, gloss, offsets, False)
+        for lemma, pointers, gloss in _TINY
+    ]
     (folder / "data.noun").write_text(header + "".join(lines), encoding="ascii")
     index = [f"{lemma} n 1 0 1 0 {offsets[lemma]}  \n" for lemma, _, _ in sorted(_TINY)]
     (folder / "index.noun").write_text("  1 header\n" + "".join(index), encoding="ascii")
     return offsets
 
 
-def _tiny_line(offset: str, lemma: str, pointers: list[tuple[str, str]], gloss: str,
-               offsets: dict[str, str], dummy: bool) -> str:
+def _tiny_line(
+    offset: str,
+    lemma: str,
+    pointers: list[tuple[str, str]],
+    gloss: str,
+    offsets: dict[str, str],
+    dummy: bool,
+) -> str:
     targets = ["00000000" if dummy else offsets[target] for _, target in pointers]
-    ptrs = "".join(f" {symbol} {target} n 0000" for (symbol, _), target in zip(pointers, targets,
-                                                                              strict=True))
+    ptrs = "".join(
+        f" {symbol} {target} n 0000" for (symbol, _), target in zip(pointers, targets, strict=True)
+    )
     return f"{offset} 03 n 01 {lemma} 0 {len(pointers):03d}{ptrs} | {gloss}  \n"
 
 
 def _rows(offsets: dict[str, str], **mapping: str) -> list[wordnet_taxonomy.MappingRow]:
-    return [wordnet_taxonomy.MappingRow("occupation", label, f"{lemma}.n.01", offsets[lemma],
-                                        "", "") for label, lemma in mapping.items()]
+    return [
+        wordnet_taxonomy.MappingRow("occupation", label, f"{lemma}.n.01", offsets[lemma], "", "")
+        for label, lemma in mapping.items()
+    ]
 
 
 def test_tiny_wordnet_follows_the_first_hypernym(tmp_path: Path) -> None:
     offsets = _tiny_wordnet(tmp_path)
     db = wordnet_taxonomy.NounDatabase(tmp_path)
     taxonomy = wordnet_taxonomy.build_taxonomy(
-        "occupation", _rows(offsets, A="farmer", B="clerk", C="paris"), db, "test")
+        "occupation", _rows(offsets, A="farmer", B="clerk", C="paris"), db, "test"
+    )
     assert taxonomy["parent"] == {
-        "entity.n.01": None, "person.n.01": "entity.n.01", "worker.n.01": "person.n.01",
-        "farmer.n.01": "person.n.01", "clerk.n.01": "worker.n.01", "paris.n.01": "person.n.01",
+        "entity.n.01": None,
+        "person.n.01": "entity.n.01",
+        "worker.n.01": "person.n.01",
+        "farmer.n.01": "person.n.01",
+        "clerk.n.01": "worker.n.01",
+        "paris.n.01": "person.n.01",
     }
     assert taxonomy["labels"] == {"A": "farmer.n.01", "B": "clerk.n.01", "C": "paris.n.01"}
     assert taxonomy["gloss"]["clerk.n.01"] == "an employee who performs clerical work"
@@ -199,5 +215,6 @@ def test_tiny_wordnet_rejects_a_wrong_offset_or_missing_label(tmp_path: Path) ->
     with pytest.raises(wordnet_taxonomy.TaxonomyError, match="the table says"):
         wordnet_taxonomy.build_taxonomy("occupation", wrong, db, "test")
     with pytest.raises(wordnet_taxonomy.TaxonomyError, match="missing from the mapping"):
-        wordnet_taxonomy.build_taxonomy("occupation", _rows(offsets, A="clerk"), db, "test",
-                                        expected_labels={"A", "B"})
+        wordnet_taxonomy.build_taxonomy(
+            "occupation", _rows(offsets, A="clerk"), db, "test", expected_labels={"A", "B"}
+        )

@@ -46,10 +46,9 @@ def reference_kfirst(qi: np.ndarray, confidential: np.ndarray, k: int, t: float)
     def generate_cluster(x: int) -> list[int]:
         if len(remaining) < 2 * k:
             return list(remaining)
-        others = sorted((i for i in remaining if i != x),
-                        key=lambda i: (distance(i, points[x]), i))
+        others = sorted((i for i in remaining if i != x), key=lambda i: (distance(i, points[x]), i))
         cluster = [x, *others[: k - 1]]
-        for y in others[k - 1:]:  # X' \ C in increasing distance from x
+        for y in others[k - 1 :]:  # X' \ C in increasing distance from x
             current = emd(cluster)
             if current <= t + EMD_TOLERANCE:
                 break
@@ -76,8 +75,9 @@ def reference_kfirst(qi: np.ndarray, confidential: np.ndarray, k: int, t: float)
     return labels
 
 
-def reference_merge(points: np.ndarray, labels: np.ndarray, confidential: np.ndarray,
-                    t: float) -> np.ndarray:
+def reference_merge(
+    points: np.ndarray, labels: np.ndarray, confidential: np.ndarray, t: float
+) -> np.ndarray:
     """TCM Algorithm 1's loop with every EMD and centroid recomputed from the records."""
     clusters = {int(c): list(np.flatnonzero(labels == c)) for c in np.unique(labels)}
 
@@ -91,8 +91,11 @@ def reference_merge(points: np.ndarray, labels: np.ndarray, confidential: np.nda
             break
         worst = min(c for c in clusters if emds[c] >= worst_emd - EMD_TOLERANCE)
         centre = points[clusters[worst]].mean(axis=0)
-        dist = {c: float(np.sum((points[clusters[c]].mean(axis=0) - centre) ** 2))
-                for c in clusters if c != worst}
+        dist = {
+            c: float(np.sum((points[clusters[c]].mean(axis=0) - centre) ** 2))
+            for c in clusters
+            if c != worst
+        }
         nearest = min(dist.values())
         near = min(c for c in dist if dist[c] <= nearest + 1e-12 * (1 + nearest))
         keep, drop = min(worst, near), max(worst, near)
@@ -142,8 +145,10 @@ def test_both_algorithms_give_k_anonymous_t_close_partitions(case):
 
 
 @settings(SETTINGS, max_examples=150)
-@given(st.one_of(data_sets(max_n=30), data_sets(max_n=30, small_k=True)),
-       st.sampled_from([kfirst._PREFIX, 0, 1, 3]))
+@given(
+    st.one_of(data_sets(max_n=30), data_sets(max_n=30, small_k=True)),
+    st.sampled_from([kfirst._PREFIX, 0, 1, 3]),
+)
 def test_k_anonymity_first_equals_the_pseudo_code(case, prefix):
     """Also with short sorted prefixes, so the searches beyond the prefix (by bin and over
     the whole pool) are exercised on small data."""
@@ -160,7 +165,8 @@ def test_merging_equals_the_recomputing_loop(case):
     points, labels = standardise(qi), mdav(qi, k)
     np.testing.assert_array_equal(
         merge_until_t_close(points, labels, OrderedEMD(confidential), t),
-        reference_merge(points, labels, confidential, t))
+        reference_merge(points, labels, confidential, t),
+    )
 
 
 @SETTINGS
@@ -178,8 +184,9 @@ def test_merging_leaves_t_close_clusters_unchanged(case):
 @given(data_sets())
 def test_with_t_one_algorithm_1_is_plain_mdav(case):
     qi, confidential, k, _ = case
-    np.testing.assert_array_equal(tclose_merge(qi, confidential, k, 1.0),
-                                  first_appearance(mdav(qi, k)))
+    np.testing.assert_array_equal(
+        tclose_merge(qi, confidential, k, 1.0), first_appearance(mdav(qi, k))
+    )
 
 
 @SETTINGS

@@ -55,7 +55,8 @@ def subset_of(confidential: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """Subset index of every record: ranks by confidential value, ties by record index."""
     ranks = np.empty(len(confidential), dtype=np.int64)
     ranks[sorted(range(len(confidential)), key=lambda i: (confidential[i], i))] = np.arange(
-        len(confidential))
+        len(confidential)
+    )
     return np.searchsorted(np.cumsum(sizes), ranks, side="right")
 
 
@@ -77,15 +78,16 @@ def composition_sup(n: int, sizes: np.ndarray, counts: np.ndarray) -> float:
     total = 0.0
     for i, (s, a) in enumerate(zip(sizes, counts, strict=True)):
         x = (before[i] + np.arange(1, s + 1)) / n
-        prefix = [np.concatenate([[0.0], np.cumsum(np.abs((taken[i] + m) / size - x))])
-                  for m in range(a + 1)]
+        prefix = [
+            np.concatenate([[0.0], np.cumsum(np.abs((taken[i] + m) / size - x))])
+            for m in range(a + 1)
+        ]
         if a == 1:
             p = np.arange(1, s + 1)
             cost = prefix[0][p - 1] + prefix[1][s] - prefix[1][p - 1]
         else:
             p, q = np.triu_indices(s, 1)
-            cost = (prefix[0][p] + prefix[1][q] - prefix[1][p]
-                    + prefix[2][s] - prefix[2][q])
+            cost = prefix[0][p] + prefix[1][q] - prefix[1][p] + prefix[2][s] - prefix[2][q]
         total += cost.max()
     return total / (n - 1)
 
@@ -144,8 +146,9 @@ def problems(draw, ties: bool):
     qi = rng.integers(0, 4, size=(n, p)).astype(float) if ties else rng.normal(size=(n, p))
     confidential = rng.permutation(n) * 1.5 - 7.0
     k = int(rng.integers(1, n + 1) if rng.random() < 0.25 else rng.integers(1, n // 4 + 2))
-    t = float(rng.choice([0.02, 0.05, 0.1, 0.25, 1.0]) if rng.random() < 0.4
-              else rng.uniform(0.1, 1.0))
+    t = float(
+        rng.choice([0.02, 0.05, 0.1, 0.25, 1.0]) if rng.random() < 0.4 else rng.uniform(0.1, 1.0)
+    )
     return qi, confidential, k, t
 
 
@@ -195,8 +198,9 @@ def test_partition_structure_with_tied_quasi_identifiers(problem):
 @given(problems(ties=False))
 def test_matches_the_record_by_record_reference(problem):
     qi, confidential, k, t = problem
-    np.testing.assert_array_equal(tclose_tfirst(qi, confidential, k, t),
-                                  reference_tfirst(qi, confidential, k, t))
+    np.testing.assert_array_equal(
+        tclose_tfirst(qi, confidential, k, t), reference_tfirst(qi, confidential, k, t)
+    )
 
 
 def test_ties_go_to_the_lowest_record_index():
@@ -226,14 +230,18 @@ def test_composition_sup_is_exact_and_is_proposition_2_when_k_divides_n():
     ranks = np.arange(n)
     which = subset_of(ranks.astype(float), sizes)
     for counts in ([1, 1], [1, 2]):
-        choices = [itertools.combinations(np.flatnonzero(which == s), c)
-                   for s, c in enumerate(counts)]
-        brute = max(OrderedEMD(ranks).of_records(np.concatenate(pick))
-                    for pick in itertools.product(*choices))
+        choices = [
+            itertools.combinations(np.flatnonzero(which == s), c) for s, c in enumerate(counts)
+        ]
+        brute = max(
+            OrderedEMD(ranks).of_records(np.concatenate(pick))
+            for pick in itertools.product(*choices)
+        )
         assert composition_sup(n, sizes, np.array(counts)) == pytest.approx(brute)
     for n, size in [(12, 3), (60, 5), (1080, 10), (40, 40)]:
         assert composition_sup(n, expected_subsets(n, size), np.ones(size, int)) == (
-            pytest.approx(proposition_2_bound(n, size)))
+            pytest.approx(proposition_2_bound(n, size))
+        )
 
 
 def test_proposition_2_fails_when_k_does_not_divide_n():
@@ -273,14 +281,17 @@ def test_cluster_size_expressions_3_and_4():
                     assert size == k + (n % k) // (n // k)
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    ((10, 0, 0.1), "k must be in 1..10, got 0"),
-    ((10, 11, 0.1), "k must be in 1..10, got 11"),
-    ((10, 2, 0.0), "t must be in (0, 1], got 0.0"),
-    ((10, 2, 1.5), "t must be in (0, 1], got 1.5"),
-    ((10, 2, float("nan")), "t must be in (0, 1], got nan"),
-    ((10, 2, -0.1), "t must be in (0, 1], got -0.1"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((10, 0, 0.1), "k must be in 1..10, got 0"),
+        ((10, 11, 0.1), "k must be in 1..10, got 11"),
+        ((10, 2, 0.0), "t must be in (0, 1], got 0.0"),
+        ((10, 2, 1.5), "t must be in (0, 1], got 1.5"),
+        ((10, 2, float("nan")), "t must be in (0, 1], got nan"),
+        ((10, 2, -0.1), "t must be in (0, 1], got -0.1"),
+    ],
+)
 def test_parameter_errors(args, message):
     n, k, t = args
     with pytest.raises(ParameterError, match=f"^{re.escape(message)}$"):

@@ -40,8 +40,9 @@ def census() -> pd.DataFrame:
     return read_census()
 
 
-@pytest.mark.parametrize(("name", "confidential"), [("census_mcd", "FEDTAX"),
-                                                    ("census_hcd", "FICA")])
+@pytest.mark.parametrize(
+    ("name", "confidential"), [("census_mcd", "FEDTAX"), ("census_hcd", "FICA")]
+)
 def test_census_mcd_hcd_load_with_roles(name, confidential):
     data = load_dataset(dataset_config(name))
     assert data.n == 1080
@@ -96,15 +97,19 @@ def test_patient_discharge_loads_through_config(compose_config):
 
 
 def test_oshpd_path_is_read_unchanged(tmp_path, compose_config):
-    frame = pd.DataFrame({"age": [30, 41, 77], "zip": [90048, 90210, 90036],
-                          "charge": [1200.5, 88000.0, 4300.0]})
+    frame = pd.DataFrame(
+        {"age": [30, 41, 77], "zip": [90048, 90210, 90036], "charge": [1200.5, 88000.0, 4300.0]}
+    )
     path = tmp_path / "oshpd.csv"
     frame.to_csv(path, index=False)
     pd.testing.assert_frame_equal(read_patient_discharge(str(path)), frame)
-    cfg = compose_config("dataset=patient_discharge", f"dataset.path={path}",
-                         "dataset.attributes=[age,zip,charge]", "~dataset.roles",
-                         "+dataset.roles={age:quasi_identifier,zip:quasi_identifier,"
-                         "charge:confidential}")
+    cfg = compose_config(
+        "dataset=patient_discharge",
+        f"dataset.path={path}",
+        "dataset.attributes=[age,zip,charge]",
+        "~dataset.roles",
+        "+dataset.roles={age:quasi_identifier,zip:quasi_identifier,charge:confidential}",
+    )
     data = load_dataset(cfg["dataset"])
     assert data.n == 3 and data.attribute("charge").role == "confidential"
 
@@ -155,11 +160,14 @@ def test_multiple_correlation_is_regression_r(census):
     assert r**2 == pytest.approx(1 - residual.var() / y.var())
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"method": "nope"}, "unknown method 'nope'"),
-    ({"confidential": "absent"}, r"columns \['absent'\] are not in the data"),
-    ({"qis": []}, "qis is empty"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"method": "nope"}, "unknown method 'nope'"),
+        ({"confidential": "absent"}, r"columns \['absent'\] are not in the data"),
+        ({"qis": []}, "qis is empty"),
+    ],
+)
 def test_correlation_rejects_bad_arguments(census, kwargs, message):
     args = {"qis": CENSUS_QIS, "confidential": "FICA", **kwargs}
     with pytest.raises(ParameterError, match=message):

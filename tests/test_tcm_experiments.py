@@ -13,13 +13,19 @@ from experiments import tcm
 
 
 def test_tclose_sizes_runs_and_lays_out_the_three_tables(tmp_path, compose_config):
-    cfg = compose_config("+experiment=tclose_sizes", "grid.k=[5,30]", "grid.t=[0.05,0.25]",
-                         "n_jobs=2", f"results_dir={tmp_path}")
+    cfg = compose_config(
+        "+experiment=tclose_sizes",
+        "grid.k=[5,30]",
+        "grid.t=[0.05,0.25]",
+        "n_jobs=2",
+        f"results_dir={tmp_path}",
+    )
     experiment = build_experiment(cfg)
     assert [d.name for d in experiment.datasets] == ["census_mcd", "census_hcd"]
     table = run_experiment(experiment, cfg, progress=False)
-    values = table.pivot_table(index=["dataset", "method", "k", "t"], columns="metric",
-                               values="value").reset_index()
+    values = table.pivot_table(
+        index=["dataset", "method", "k", "t"], columns="metric", values="value"
+    ).reset_index()
     assert (values["cluster_min"] >= values["k"]).all()
     # Algorithms 1 and 2 end with Algorithm 1's merging: t-close by construction
     merged = values[values["method"] != "tclose_tfirst"]
@@ -39,7 +45,8 @@ def test_tcloseness_method_releases_centroids_and_keeps_the_confidential(compose
 
     data = load_dataset(compose_config("dataset=census_mcd")["dataset"])
     release = make_method("tclose_tfirst", {"k": 10, "t": 0.1}).protect(
-        data, np.random.default_rng(0))
+        data, np.random.default_rng(0)
+    )
     np.testing.assert_array_equal(release.frame["FEDTAX"], data.frame["FEDTAX"])
     labels = release.labels[:, 0]
     for column in ("TAXINC", "POTHVAL"):

@@ -39,14 +39,16 @@ def raw_frame(n: int = 30) -> pd.DataFrame:
     """A user's frame: a numeric column with negative values, a positive one, a flat text
     column (with stray spaces), a hierarchical one, and two columns left unanalysed."""
     rng = np.random.default_rng(3)
-    return pd.DataFrame({
-        "id": np.arange(100, 100 + n),
-        "x": rng.normal(0.0, 10.0, n).round(1),
-        "color": rng.choice(["red", " blue", "green "], n),
-        "note": rng.choice(["a", "b"], n),
-        "city": rng.choice(["Rome", "Milan", "Oslo"], n),
-        "y": rng.integers(1, 50, n),
-    })
+    return pd.DataFrame(
+        {
+            "id": np.arange(100, 100 + n),
+            "x": rng.normal(0.0, 10.0, n).round(1),
+            "color": rng.choice(["red", " blue", "green "], n),
+            "note": rng.choice(["a", "b"], n),
+            "city": rng.choice(["Rome", "Milan", "Oslo"], n),
+            "y": rng.integers(1, 50, n),
+        }
+    )
 
 
 @pytest.fixture
@@ -57,9 +59,14 @@ def hierarchy(tmp_path: Path) -> Path:
 @pytest.fixture
 def mixed(hierarchy: Path):
     """x (numerical, negative values), color (flat), city (hierarchy), m = 3."""
-    return build_dataset("mixed", raw_frame(), ["x", "color", "city"],
-                         domains={"x": [-50, 50]}, categorical=["color", "city"],
-                         hierarchies={"city": str(hierarchy)})
+    return build_dataset(
+        "mixed",
+        raw_frame(),
+        ["x", "color", "city"],
+        domains={"x": [-50, 50]},
+        categorical=["color", "city"],
+        hierarchies={"city": str(hierarchy)},
+    )
 
 
 def test_flat_taxonomy_is_one_root_over_the_sorted_stripped_values():
@@ -81,15 +88,23 @@ def test_flat_root_never_clashes_with_a_value():
     assert taxonomy.root == "***" and set(taxonomy.labels) == {"*", "**", "a"}
 
 
-@pytest.mark.parametrize("text", [PARENT_CSV, ARX_CSV, PARENT_CSV + "Europe,\n",
-                                  ARX_CSV.replace("\n", ";\n")])
+@pytest.mark.parametrize(
+    "text", [PARENT_CSV, ARX_CSV, PARENT_CSV + "Europe,\n", ARX_CSV.replace("\n", ";\n")]
+)
 def test_hierarchy_file_gives_the_tree_and_eq3_distances(tmp_path, text):
     path = write(tmp_path, "h.csv", text)
-    assert read_hierarchy(path, "h") == {"Europe": None, "Italy": "Europe", "Norway": "Europe",
-                                         "Rome": "Italy", "Milan": "Italy", "Oslo": "Norway"}
+    assert read_hierarchy(path, "h") == {
+        "Europe": None,
+        "Italy": "Europe",
+        "Norway": "Europe",
+        "Rome": "Italy",
+        "Milan": "Italy",
+        "Oslo": "Norway",
+    }
     frame = pd.DataFrame({"city": ["Rome", "Oslo ", "Milan", "Rome"]})
-    data = build_dataset("t", frame, ["city"], categorical=["city"],
-                         hierarchies={"city": str(path)})
+    data = build_dataset(
+        "t", frame, ["city"], categorical=["city"], hierarchies={"city": str(path)}
+    )
     taxonomy = data.attribute("city").taxonomy
     assert list(taxonomy.labels) == ["Milan", "Oslo", "Rome"]  # Dom(A): the leaves
 
@@ -107,8 +122,14 @@ def test_hierarchy_file_gives_the_tree_and_eq3_distances(tmp_path, text):
 
 def test_several_top_concepts_get_a_synthetic_root(tmp_path):
     path = write(tmp_path, "h.csv", "value,parent\nRome,Italy\nOslo,Norway\nLima,\n")
-    assert read_hierarchy(path, "h") == {"*": None, "Italy": "*", "Norway": "*", "Lima": "*",
-                                         "Rome": "Italy", "Oslo": "Norway"}
+    assert read_hierarchy(path, "h") == {
+        "*": None,
+        "Italy": "*",
+        "Norway": "*",
+        "Lima": "*",
+        "Rome": "Italy",
+        "Oslo": "Norway",
+    }
 
 
 def test_inner_concept_in_the_data_joins_the_domain(hierarchy):
@@ -117,17 +138,22 @@ def test_inner_concept_in_the_data_joins_the_domain(hierarchy):
     assert list(data.attribute("city").taxonomy.labels) == ["Italy", "Milan", "Oslo", "Rome"]
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("value,parent\nRome,Italy\nItaly,Rome\n", r"cycle, 'Rome' -> 'Italy' -> 'Rome'"),
-    ("value,parent\nRome,Rome\n", "cycle"),
-    ("value,parent\nRome,Italy\nMilan,Italy\nRome,Lazio\n",
-     r"value 'Rome' has two parents, 'Italy' \(line 2\) and 'Lazio' \(line 4\)"),
-    ("Rome;Italy;Europe\nMilan;Italy;*\n", "value 'Italy' has two parents"),
-    ("value,parent\nItaly,\nItaly,Europe\n", r"'Italy' has two parents, none \(line 2\)"),
-    ("city,up\nRome,Italy\n", "first line must be the header 'value,parent'"),
-    ("value,parent\n", "lists no values"),
-    ("value,parent\nRome,Italy,Europe\n", "line 2 has 3 fields"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("value,parent\nRome,Italy\nItaly,Rome\n", r"cycle, 'Rome' -> 'Italy' -> 'Rome'"),
+        ("value,parent\nRome,Rome\n", "cycle"),
+        (
+            "value,parent\nRome,Italy\nMilan,Italy\nRome,Lazio\n",
+            r"value 'Rome' has two parents, 'Italy' \(line 2\) and 'Lazio' \(line 4\)",
+        ),
+        ("Rome;Italy;Europe\nMilan;Italy;*\n", "value 'Italy' has two parents"),
+        ("value,parent\nItaly,\nItaly,Europe\n", r"'Italy' has two parents, none \(line 2\)"),
+        ("city,up\nRome,Italy\n", "first line must be the header 'value,parent'"),
+        ("value,parent\n", "lists no values"),
+        ("value,parent\nRome,Italy,Europe\n", "line 2 has 3 fields"),
+    ],
+)
 def test_bad_hierarchy_is_one_error_naming_the_parameter(tmp_path, text, message):
     path = write(tmp_path, "h.csv", text)
     frame = pd.DataFrame({"city": ["Rome"]})
@@ -138,30 +164,41 @@ def test_bad_hierarchy_is_one_error_naming_the_parameter(tmp_path, text, message
 
 def test_value_outside_the_hierarchy_is_named_with_its_row(hierarchy):
     frame = pd.DataFrame({"city": ["Rome", "Oslo", "Rome", "Paris", "Paris"]})
-    with pytest.raises(ParameterError, match=r"'city' holds 'Paris' at row 3, which the "
-                                             r"hierarchy does not list \(2 value"):
-        build_dataset("t", frame, ["city"], categorical=["city"],
-                      hierarchies={"city": str(hierarchy)})
+    with pytest.raises(
+        ParameterError,
+        match=r"'city' holds 'Paris' at row 3, which the "
+        r"hierarchy does not list \(2 value",
+    ):
+        build_dataset(
+            "t", frame, ["city"], categorical=["city"], hierarchies={"city": str(hierarchy)}
+        )
 
 
 def test_missing_and_unreadable_hierarchy_files(tmp_path):
     frame = pd.DataFrame({"city": ["Rome"]})
     with pytest.raises(ParameterError, match=r"dataset.hierarchies.city='.*none.csv': no such"):
-        build_dataset("t", frame, ["city"], categorical=["city"],
-                      hierarchies={"city": str(tmp_path / "none.csv")})
+        build_dataset(
+            "t",
+            frame,
+            ["city"],
+            categorical=["city"],
+            hierarchies={"city": str(tmp_path / "none.csv")},
+        )
     latin = tmp_path / "latin.csv"
     latin.write_bytes("value,parent\nRome,Itàlia\n".encode("latin-1"))
     with pytest.raises(ParameterError, match="not valid UTF-8 .* on line 2"):
-        build_dataset("t", frame, ["city"], categorical=["city"],
-                      hierarchies={"city": str(latin)})
+        build_dataset("t", frame, ["city"], categorical=["city"], hierarchies={"city": str(latin)})
     with pytest.raises(ParameterError, match="neither a shipped taxonomy .* nor a hierarchy"):
         build_dataset("t", frame, ["city"], categorical={"city": "nope"})
 
 
 def test_missing_text_values_are_counted_with_the_first_row():
     frame = pd.DataFrame({"c": ["a", None, " ", "b"]})
-    with pytest.raises(ParameterError, match=r"column 'c' has 2 missing or empty value\(s\), "
-                                             "first at row 1"):
+    with pytest.raises(
+        ParameterError,
+        match=r"column 'c' has 2 missing or empty value\(s\), "
+        "first at row 1",
+    ):
         build_dataset("t", frame, ["c"], categorical=["c"])
 
 
@@ -169,34 +206,60 @@ def test_missing_text_values_are_counted_with_the_first_row():
 def test_unknown_column_in_any_key_names_the_key_and_the_data_columns(tmp_path, key):
     csv = tmp_path / "mine.csv"
     raw_frame().to_csv(csv, index=False)
-    value = {"discrete": ["nope"], "categorical": ["nope"], "hierarchies": {"nope": "h.csv"},
-             "domains": {"nope": [0, 1]}, "roles": {"nope": "other"}}[key]
+    value = {
+        "discrete": ["nope"],
+        "categorical": ["nope"],
+        "hierarchies": {"nope": "h.csv"},
+        "domains": {"nope": [0, 1]},
+        "roles": {"nope": "other"},
+    }[key]
     config = {"loader": "csv", "path": str(csv), "numeric": ["y"], key: value}
-    with pytest.raises(ParameterError, match=rf"dataset.{key}: column 'nope' is not in the "
-                                             r"data; the data's columns are \['id', 'x'"):
+    with pytest.raises(
+        ParameterError,
+        match=rf"dataset.{key}: column 'nope' is not in the "
+        r"data; the data's columns are \['id', 'x'",
+    ):
         load_dataset(config)
 
 
 def test_csv_attributes_are_numeric_then_categorical(tmp_path, hierarchy):
     csv = tmp_path / "mine.csv"
     raw_frame().to_csv(csv, index=False)
-    config = {"loader": "csv", "path": str(csv), "numeric": ["y", "x"],
-              "categorical": ["city", "color"], "hierarchies": {"city": str(hierarchy)},
-              "domains": {"x": [-50, 50]}}
+    config = {
+        "loader": "csv",
+        "path": str(csv),
+        "numeric": ["y", "x"],
+        "categorical": ["city", "color"],
+        "hierarchies": {"city": str(hierarchy)},
+        "domains": {"x": [-50, 50]},
+    }
     data = load_dataset(config)
     assert data.protected == ("y", "x", "city", "color")
     assert data.attribute("city").taxonomy.root == "Europe"
     assert data.attribute("color").taxonomy.root == "*"
-    explicit = load_dataset({**config, "attributes": ["color", "y"], "categorical": ["color"],
-                             "hierarchies": None, "domains": None})
+    explicit = load_dataset(
+        {
+            **config,
+            "attributes": ["color", "y"],
+            "categorical": ["color"],
+            "hierarchies": None,
+            "domains": None,
+        }
+    )
     assert explicit.protected == ("color", "y")
     with pytest.raises(ParameterError, match="'x' is in both dataset.numeric and"):
         load_dataset({**config, "categorical": ["x"]})
-    with pytest.raises(ParameterError, match=r"dataset.discrete: column 'note' is not an "
-                                             r"analysed attribute .* add it to dataset.numeric"):
+    with pytest.raises(
+        ParameterError,
+        match=r"dataset.discrete: column 'note' is not an "
+        r"analysed attribute .* add it to dataset.numeric",
+    ):
         load_dataset({**config, "discrete": ["note"]})
-    with pytest.raises(ParameterError, match=r"dataset.hierarchies.note: .* not in "
-                                             r"dataset.categorical \['city', 'color'\]"):
+    with pytest.raises(
+        ParameterError,
+        match=r"dataset.hierarchies.note: .* not in "
+        r"dataset.categorical \['city', 'color'\]",
+    ):
         load_dataset({**config, "hierarchies": {"note": str(hierarchy)}})
 
 
@@ -224,17 +287,30 @@ def test_numerical_methods_refuse_text_columns_up_front(mixed, name):
 
 
 @pytest.mark.parametrize("name", TCLOSE)
-@pytest.mark.parametrize(("roles", "column"), [
-    ({"x": "quasi_identifier", "color": "quasi_identifier", "y": "confidential"}, "color"),
-    ({"x": "quasi_identifier", "y": "quasi_identifier", "city": "confidential"}, "city"),
-])
+@pytest.mark.parametrize(
+    ("roles", "column"),
+    [
+        ({"x": "quasi_identifier", "color": "quasi_identifier", "y": "confidential"}, "color"),
+        ({"x": "quasi_identifier", "y": "quasi_identifier", "city": "confidential"}, "city"),
+    ],
+)
 def test_tcloseness_refuses_categorical_quasi_identifiers_and_confidential(
-        hierarchy, name, roles, column):
-    data = build_dataset("t", raw_frame(), ["x", "y", "color", "city"],
-                         domains={"x": [-50, 50]}, categorical=["color", "city"],
-                         hierarchies={"city": str(hierarchy)}, roles=roles)
-    with pytest.raises(ParameterError, match=rf"{name}' handles numerical attributes only; "
-                                             rf"the .* '{column}' is categorical"):
+    hierarchy, name, roles, column
+):
+    data = build_dataset(
+        "t",
+        raw_frame(),
+        ["x", "y", "color", "city"],
+        domains={"x": [-50, 50]},
+        categorical=["color", "city"],
+        hierarchies={"city": str(hierarchy)},
+        roles=roles,
+    )
+    with pytest.raises(
+        ParameterError,
+        match=rf"{name}' handles numerical attributes only; "
+        rf"the .* '{column}' is categorical",
+    ):
         make_method(name, PARAMS).check_dataset(data)
 
 
@@ -255,8 +331,14 @@ def test_release_keeps_every_user_column(mixed):
 
 def test_class_column_of_the_target_is_not_kept():
     """iDP §4.2: the class (``dataset.target``) is held apart and never released."""
-    data = build_dataset("t", raw_frame(), ["x"], domains={"x": [-50, 50]},
-                         target={"column": "y", "threshold": 25, "labels": ["lo", "hi"]})
+    data = build_dataset(
+        "t",
+        raw_frame(),
+        ["x"],
+        domains={"x": [-50, 50]},
+        target={"column": "y", "threshold": 25, "labels": ["lo", "hi"]},
+    )
     assert list(data.frame.columns) == ["id", "x", "color", "note", "city"]
-    assert list(make_method("laplace", PARAMS).protect(
-        data, np.random.default_rng(0)).frame.columns) == list(data.frame.columns)
+    assert list(
+        make_method("laplace", PARAMS).protect(data, np.random.default_rng(0)).frame.columns
+    ) == list(data.frame.columns)

@@ -29,6 +29,17 @@ from anonlab.audit.noisefree import NotAuditable
 from anonlab.audit.settings import Settings
 from anonlab.audit.table import audit_table, auditable_methods, write_table
 
-__all__ = ["AuditResult", "FloatingResult", "NotAuditable", "PairResult", "Settings", "audit",
-           "audit_table", "auditable_methods", "clopper_pearson", "epsilon_lower_bound",
-           "floating_point_audit", "write_table"]
+__all__ = [
+    "AuditResult",
+    "FloatingResult",
+    "NotAuditable",
+    "PairResult",
+    "Settings",
+    "audit",
+    "audit_table",
+    "auditable_methods",
+    "clopper_pearson",
+    "epsilon_lower_bound",
+    "floating_point_audit",
+    "write_table",
+]

@@ -21,8 +21,9 @@ def convert(key: str, text: str, kind: Callable[[str], Any]) -> Any:
         raise ParameterError(f"{key} must be {what}, got {text!r}") from None
 
 
-def key_values(args: Sequence[str], allowed: Mapping[str, Callable[[str], Any]],
-               where: str) -> dict[str, Any]:
+def key_values(
+    args: Sequence[str], allowed: Mapping[str, Callable[[str], Any]], where: str
+) -> dict[str, Any]:
     """The ``key=value`` pairs of ``args``, each converted by its reader in ``allowed``;
     a malformed pair, an unknown key (``where`` names who takes the keys) or a key given
     twice is a :class:`ParameterError`."""
@@ -32,8 +33,9 @@ def key_values(args: Sequence[str], allowed: Mapping[str, Callable[[str], Any]],
         if not equals or not key:
             raise ParameterError(f"argument {arg!r} is not key=value")
         if key not in allowed:
-            raise ParameterError(f"unknown parameter {key!r} (in {arg!r}); {where} takes "
-                                 f"{sorted(allowed)}")
+            raise ParameterError(
+                f"unknown parameter {key!r} (in {arg!r}); {where} takes {sorted(allowed)}"
+            )
         if key in values:
             raise ParameterError(f"{key} is given twice")
         values[key] = convert(key, text, allowed[key])

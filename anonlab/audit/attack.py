@@ -197,11 +197,7 @@ def attackable_methods() -> list[str]:
     """The registered methods the attack applies to: those that cluster each attribute on
     its own (``partition == "attribute"``: individual ranking, every cluster sharing one
     released value) and release record i at row i."""
-    return [
-        name
-        for name, cls in METHODS.items()
-        if cls.partition == "attribute"
-    ]
+    return [name for name, cls in METHODS.items() if cls.partition == "attribute"]
 
 
 def _check_method(name: object, form: str | None) -> tuple[type[Method], str, str | None]:

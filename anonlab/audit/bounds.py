@@ -16,8 +16,9 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 
-def clopper_pearson(successes: ArrayLike, trials: ArrayLike,
-                    beta: float) -> tuple[np.ndarray, np.ndarray]:
+def clopper_pearson(
+    successes: ArrayLike, trials: ArrayLike, beta: float
+) -> tuple[np.ndarray, np.ndarray]:
     """One-sided Clopper–Pearson bounds on a binomial proportion (Clopper & Pearson 1934).
 
     Parameters
@@ -40,8 +41,13 @@ def clopper_pearson(successes: ArrayLike, trials: ArrayLike,
     return lower, upper
 
 
-def epsilon_lower_bound(hits_num: ArrayLike, trials_num: ArrayLike, hits_den: ArrayLike,
-                        trials_den: ArrayLike, beta: float) -> np.ndarray:
+def epsilon_lower_bound(
+    hits_num: ArrayLike,
+    trials_num: ArrayLike,
+    hits_den: ArrayLike,
+    trials_den: ArrayLike,
+    beta: float,
+) -> np.ndarray:
     """Lower confidence bound on ε from the event counts of two samples, clipped at 0.
 
     ``hits_num`` of ``trials_num`` releases of the numerator data set fell in the event,

@@ -40,15 +40,18 @@ SINGLE_KEYS = {"method": str, "epsilon": float}
 TABLE_KEYS = {"results_dir": str}
 #: keys of the floating-point test (every sampler when ``sampler`` is not given)
 FLOATING_KEYS = {"sampler": str, "epsilon": float, "runs": int, "seed": int}
-SETTING_TYPES = {f.name: {"int": int, "float": float, "str": str}[str(f.type)]
-                 for f in fields(Settings)}
-USAGE = ("usage: python -m anonlab.audit method=NAME [epsilon=1] [key=value ...]\n"
-         "       python -m anonlab.audit table [key=value ...]\n"
-         "       python -m anonlab.audit exact method=NAME [epsilon=1] [key=value ...]\n"
-         "       python -m anonlab.audit floating [sampler=numpy|discrete] [epsilon=1] "
-         "[runs=10000] [seed=0]\n"
-         "       python -m anonlab.audit attack [key=value ...]  (attack -h: its keys)\n"
-         f"keys: {', '.join(SETTING_TYPES)}; table also results_dir (default {DEFAULT_DIR})")
+SETTING_TYPES = {
+    f.name: {"int": int, "float": float, "str": str}[str(f.type)] for f in fields(Settings)
+}
+USAGE = (
+    "usage: python -m anonlab.audit method=NAME [epsilon=1] [key=value ...]\n"
+    "       python -m anonlab.audit table [key=value ...]\n"
+    "       python -m anonlab.audit exact method=NAME [epsilon=1] [key=value ...]\n"
+    "       python -m anonlab.audit floating [sampler=numpy|discrete] [epsilon=1] "
+    "[runs=10000] [seed=0]\n"
+    "       python -m anonlab.audit attack [key=value ...]  (attack -h: its keys)\n"
+    f"keys: {', '.join(SETTING_TYPES)}; table also results_dir (default {DEFAULT_DIR})"
+)
 
 
 def parse(argv: Sequence[str]) -> tuple[str, dict[str, Any]]:
@@ -60,8 +63,11 @@ def parse(argv: Sequence[str]) -> tuple[str, dict[str, Any]]:
         mode = "table" if args[0] in TABLE_WORDS else args[0]
         args = args[1:]
     table = mode == "table"
-    allowed = (FLOATING_KEYS if mode == FLOATING_WORD else
-               {**SETTING_TYPES, **(TABLE_KEYS if table else SINGLE_KEYS)})
+    allowed = (
+        FLOATING_KEYS
+        if mode == FLOATING_WORD
+        else {**SETTING_TYPES, **(TABLE_KEYS if table else SINGLE_KEYS)}
+    )
     where = {"table": "the table", EXACT_WORD: "exact", FLOATING_WORD: "floating"}
     values = key_values(args, allowed, where.get(mode, "an audit"))
     if mode in ("audit", EXACT_WORD) and "method" not in values:
@@ -90,8 +96,11 @@ def run_floating(values: dict[str, Any]) -> int:
     from anonlab.mechanisms import SAMPLERS
     from anonlab.validation import check_choice, check_epsilon, check_int
 
-    samplers = ([check_choice(values["sampler"], "sampler", SAMPLERS)] if "sampler" in values
-                else list(SAMPLERS))
+    samplers = (
+        [check_choice(values["sampler"], "sampler", SAMPLERS)]
+        if "sampler" in values
+        else list(SAMPLERS)
+    )
     epsilon = check_epsilon(values.get("epsilon", 1.0))
     runs = check_int(values.get("runs", RUNS), "runs", 1)
     seed = check_int(values.get("seed", 0), "seed", 0)

@@ -22,11 +22,13 @@ from anonlab.methods import Method, make_method, method_class
 from anonlab.methods.guarantees import DP, IDP, Guarantee, guarantee
 from anonlab.validation import ParameterError
 
-IDP_NOTE = ("claims ε-iDP (iDP §2: indistinguishable from the neighbours of the actual data "
-            "set); the audited D is that data set and each D' one of its neighbours, so a "
-            "bound above the claim contradicts ε-iDP of D as iDP §2 defines it: a neighbour "
-            "that re-ranks records moves several centroids, which the local sensitivities "
-            "(computed with the clustering fixed) do not count")
+IDP_NOTE = (
+    "claims ε-iDP (iDP §2: indistinguishable from the neighbours of the actual data "
+    "set); the audited D is that data set and each D' one of its neighbours, so a "
+    "bound above the claim contradicts ε-iDP of D as iDP §2 defines it: a neighbour "
+    "that re-ranks records moves several centroids, which the local sensitivities "
+    "(computed with the clustering fixed) do not count"
+)
 
 
 @dataclass(frozen=True)
@@ -65,8 +67,9 @@ class AuditResult:
 
     def best(self, view: str = "released") -> PairResult | None:
         """The result with the largest bound in ``view`` (``None`` without that view)."""
-        return max((r for r in self.results if r.view == view),
-                   key=lambda r: r.epsilon_lower, default=None)
+        return max(
+            (r for r in self.results if r.view == view), key=lambda r: r.epsilon_lower, default=None
+        )
 
     def epsilon_lower(self, view: str = "released") -> float | None:
         """The largest bound of ``view``: at the stated confidence the release as returned
@@ -101,11 +104,14 @@ class AuditResult:
         """One table row: the method, what it claims, the bound of each view with the pair
         and event that gave it, and every parameter."""
         row: dict[str, Any] = {
-            "method": self.method, "form": self.settings.form, "epsilon": self.epsilon,
+            "method": self.method,
+            "form": self.settings.form,
+            "epsilon": self.epsilon,
             "claimed": self.claimed.claimed,
             "claimed_eps_per_attribute": self.claimed.epsilon_per_attribute,
             "claimed_eps_total": self.claimed.epsilon_total,
-            "notion": self.claimed.notion}
+            "notion": self.claimed.notion,
+        }
         for view in VIEWS:
             best = self.best(view)
             row[f"eps_lower_{view}"] = None if best is None else round(best.epsilon_lower, 4)
@@ -114,58 +120,72 @@ class AuditResult:
         row["exceeds_claim"] = " ".join(self.exceeds_claim)
         row["eps_ceiling"] = round(self.ceiling, 4)
         row.update(self.settings.as_dict())
-        row.update({"tests": len(self.results), "seconds": round(self.seconds, 2),
-                    "us_per_call": round(self.seconds_per_call * 1e6, 1), "note": self.note})
+        row.update(
+            {
+                "tests": len(self.results),
+                "seconds": round(self.seconds, 2),
+                "us_per_call": round(self.seconds_per_call * 1e6, 1),
+                "note": self.note,
+            }
+        )
         return row
 
     def summary(self) -> str:
         """A few lines for the terminal."""
         s, c = self.settings, self.claimed
-        lines = [f"{self.method} ({s.form}) at epsilon={self.epsilon:g}: claims {c.claimed}, "
-                 f"{c.epsilon_per_attribute:g} per attribute, {c.epsilon_total:g} in total; "
-                 f"as released: {c.notion}",
-                 f"data: {s.data}, n={s.n} m={s.m} k={s.k} domain [{s.low:g}, {s.high:g}], "
-                 f"seed={s.seed}; "
-                 f"{s.runs} releases per data set ({self.seconds_per_call * 1e6:.0f} us each), "
-                 f"{self.seconds:.1f} s",
-                 f"lower bounds on epsilon, {s.confidence:.0%} jointly over "
-                 f"{len(self.results)} tests (the most these runs can show: "
-                 f"{self.ceiling:.2f}):"]
+        lines = [
+            f"{self.method} ({s.form}) at epsilon={self.epsilon:g}: claims {c.claimed}, "
+            f"{c.epsilon_per_attribute:g} per attribute, {c.epsilon_total:g} in total; "
+            f"as released: {c.notion}",
+            f"data: {s.data}, n={s.n} m={s.m} k={s.k} domain [{s.low:g}, {s.high:g}], "
+            f"seed={s.seed}; "
+            f"{s.runs} releases per data set ({self.seconds_per_call * 1e6:.0f} us each), "
+            f"{self.seconds:.1f} s",
+            f"lower bounds on epsilon, {s.confidence:.0%} jointly over "
+            f"{len(self.results)} tests (the most these runs can show: "
+            f"{self.ceiling:.2f}):",
+        ]
         for view in VIEWS:
             best = self.best(view)
             if best is not None:
                 flag = "  EXCEEDS THE CLAIM" if view in self.exceeds_claim else ""
-                lines.append(f"  {view:9} {best.epsilon_lower:.3f}{flag}  from {best.pair}, "
-                             f"{best.event}")
+                lines.append(
+                    f"  {view:9} {best.epsilon_lower:.3f}{flag}  from {best.pair}, {best.event}"
+                )
         lines.append("per neighbour and view (bound, loss the noise-free releases suggest):")
-        lines += [f"  {r.epsilon_lower:7.3f} {r.loss_aimed:8.3f}  {r.view:9} {r.pair}"
-                  for r in self.results]
+        lines += [
+            f"  {r.epsilon_lower:7.3f} {r.loss_aimed:8.3f}  {r.view:9} {r.pair}"
+            for r in self.results
+        ]
         if self.note:
             lines.append(f"note: {self.note}")
         return "\n".join(lines)
 
 
-def resolve_method(method: str | Method, epsilon: float | None, k: int,
-                   options: dict[str, Any] | None = None) -> Method:
+def resolve_method(
+    method: str | Method, epsilon: float | None, k: int, options: dict[str, Any] | None = None
+) -> Method:
     """The randomised method to audit, built with ``k``, ``epsilon`` and ``options`` (its
     form and sampler) when named."""
     if isinstance(method, Method):
         if epsilon is not None and epsilon != getattr(method, "epsilon", None):
-            raise ParameterError(f"epsilon={epsilon!r} given for a method built with "
-                                 f"epsilon={getattr(method, 'epsilon', None)!r}")
+            raise ParameterError(
+                f"epsilon={epsilon!r} given for a method built with "
+                f"epsilon={getattr(method, 'epsilon', None)!r}"
+            )
         return method
     cls = method_class(method)
     if not cls.randomized:
-        raise ParameterError(f"method={method!r} is deterministic; the audit measures "
-                             "randomised methods")
-    chosen = {name: value for name, value in (options or {}).items()
-              if name in cls.choices()}
-    return make_method(cls.name, {"k": k, "epsilon": 1.0 if epsilon is None else epsilon},
-                       chosen)
+        raise ParameterError(
+            f"method={method!r} is deterministic; the audit measures randomised methods"
+        )
+    chosen = {name: value for name, value in (options or {}).items() if name in cls.choices()}
+    return make_method(cls.name, {"k": k, "epsilon": 1.0 if epsilon is None else epsilon}, chosen)
 
 
-def choose_pairs(method: Method, dataset: Dataset,
-                 count: int) -> tuple[Aimed, list[tuple[Neighbour, Aimed]]]:
+def choose_pairs(
+    method: Method, dataset: Dataset, count: int
+) -> tuple[Aimed, list[tuple[Neighbour, Aimed]]]:
     """The noise-free release of D and the ``count`` neighbours to sample with theirs:
     half chosen by the loss their noise-free releases suggest in the released view, the
     rest by the centroid view (the neighbours that re-rank most), when there is one."""
@@ -173,11 +193,19 @@ def choose_pairs(method: Method, dataset: Dataset,
     scored = []
     for moved in neighbours(dataset):
         aimed = noise_free(method, moved.dataset)
-        scored.append((moved, aimed, {view: expected_loss(base, aimed, view) for view in VIEWS
-                                      if comparable(base, aimed, view)}))
+        scored.append(
+            (
+                moved,
+                aimed,
+                {
+                    view: expected_loss(base, aimed, view)
+                    for view in VIEWS
+                    if comparable(base, aimed, view)
+                },
+            )
+        )
     chosen: list[tuple[Neighbour, Aimed]] = []
-    for view, quota in (("released", (count + 1) // 2), ("centroids", count),
-                        ("released", count)):
+    for view, quota in (("released", (count + 1) // 2), ("centroids", count), ("released", count)):
         for moved, aimed, loss in sorted(scored, key=lambda s: -s[2].get(view, -1.0)):
             if len(chosen) >= quota or view not in loss:
                 break
@@ -186,9 +214,15 @@ def choose_pairs(method: Method, dataset: Dataset,
     return base, chosen
 
 
-def bound_pair(base: Aimed, aimed: Aimed, on_d: dict[str, np.ndarray],
-               on_d2: dict[str, np.ndarray], label: str, beta: float,
-               tolerance: float) -> list[PairResult]:
+def bound_pair(
+    base: Aimed,
+    aimed: Aimed,
+    on_d: dict[str, np.ndarray],
+    on_d2: dict[str, np.ndarray],
+    label: str,
+    beta: float,
+    tolerance: float,
+) -> list[PairResult]:
     """One :class:`PairResult` per view: the statistic and event chosen on the first half
     of ``on_d`` and ``on_d2`` (releases of D and D'), bounded on the second."""
     results = []
@@ -206,8 +240,9 @@ def bound_pair(base: Aimed, aimed: Aimed, on_d: dict[str, np.ndarray],
             continue
         statistic, event, _, s, s2 = best
         measured = measure(event, s[half:], s2[half:], beta)
-        results.append(PairResult(label, view, statistic.name, event.describe(statistic.name),
-                                  loss, measured))
+        results.append(
+            PairResult(label, view, statistic.name, event.describe(statistic.name), loss, measured)
+        )
     return results
 
 
@@ -215,13 +250,18 @@ def audited_dataset(settings: Settings) -> tuple[Dataset, np.random.SeedSequence
     """The data set D of ``settings`` and the seed of every release's noise: children 0
     and 1 of ``SeedSequence(settings.seed)``."""
     data_seed, noise_seed = np.random.SeedSequence(settings.seed).spawn(2)
-    dataset = audit_dataset(settings.n, settings.m, settings.low, settings.high, data_seed,
-                            settings.data)
+    dataset = audit_dataset(
+        settings.n, settings.m, settings.low, settings.high, data_seed, settings.data
+    )
     return dataset, noise_seed
 
 
-def audit(method: str | Method, epsilon: float | None = None,
-          settings: Settings | None = None, **options: Any) -> AuditResult:
+def audit(
+    method: str | Method,
+    epsilon: float | None = None,
+    settings: Settings | None = None,
+    **options: Any,
+) -> AuditResult:
     """Audit ``method`` at ``epsilon``: a lower confidence bound on the ε its releases
     spend, from many seeded releases of neighbouring data sets.
 
@@ -249,14 +289,20 @@ def audit(method: str | Method, epsilon: float | None = None,
     2020; Nasr et al. 2021). Bonferroni over the tests gives joint confidence.
     """
     settings = replace(settings or Settings(), **options) if options else settings or Settings()
-    method = resolve_method(method, epsilon, settings.k,
-                            {"form": settings.form, "sampler": settings.sampler})
-    settings = replace(settings, form=method.form,  # a built method brings its own
-                       sampler=method.sampler if method.draws_laplace else settings.sampler)
+    method = resolve_method(
+        method, epsilon, settings.k, {"form": settings.form, "sampler": settings.sampler}
+    )
+    settings = replace(
+        settings,
+        form=method.form,  # a built method brings its own
+        sampler=method.sampler if method.draws_laplace else settings.sampler,
+    )
     claimed = guarantee(method, settings.m)
     if claimed.claimed not in (DP, IDP):
-        raise ParameterError(f"method={method.name!r} claims {claimed.claimed}, not ε-DP or "
-                             "ε-iDP; there is no ε to audit")
+        raise ParameterError(
+            f"method={method.name!r} claims {claimed.claimed}, not ε-DP or "
+            "ε-iDP; there is no ε to audit"
+        )
     clock = time.perf_counter()
     dataset, noise_seed = audited_dataset(settings)
     method.check(dataset)
@@ -273,8 +319,15 @@ def audit(method: str | Method, epsilon: float | None = None,
     for (moved, aimed), stream in zip(chosen, streams[1:], strict=True):
         on_d2 = releases(method, moved.dataset, settings.runs, stream)
         results += bound_pair(base, aimed, on_d, on_d2, moved.label, beta, tolerance)
-    return AuditResult(method.name, float(method.epsilon), settings, claimed, tuple(results),
-                       time.perf_counter() - clock, per_call)
+    return AuditResult(
+        method.name,
+        float(method.epsilon),
+        settings,
+        claimed,
+        tuple(results),
+        time.perf_counter() - clock,
+        per_call,
+    )
 
 
 __all__ = ["AuditResult", "NotAuditable", "PairResult", "Settings", "audit"]

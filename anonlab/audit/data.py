@@ -35,8 +35,9 @@ def make_dataset(values: np.ndarray, low: float, high: float) -> Dataset:
     return build_dataset("audit", frame, names, domains=dict.fromkeys(names, [low, high]))
 
 
-def audit_dataset(n: int, m: int, low: float, high: float, seed: np.random.SeedSequence,
-                  design: str = DESIGNS[0]) -> Dataset:
+def audit_dataset(
+    n: int, m: int, low: float, high: float, seed: np.random.SeedSequence, design: str = DESIGNS[0]
+) -> Dataset:
     """n records of m attributes drawn from ``seed`` on [low, high].
 
     ``uniform``: every record uniform on the domain. ``outlier``: n − 1 records uniform on

@@ -54,8 +54,9 @@ def choose_event(on_d: np.ndarray, on_d2: np.ndarray, beta: float) -> tuple[Even
     for t, tail in enumerate(TAILS):
         for numerator in SIDES:
             other = "D" if numerator == "D'" else "D'"
-            bounds = epsilon_lower_bound(counts[numerator][t], trials[numerator],
-                                         counts[other][t], trials[other], beta)
+            bounds = epsilon_lower_bound(
+                counts[numerator][t], trials[numerator], counts[other][t], trials[other], beta
+            )
             i = int(np.argmax(bounds))
             if bounds[i] > best_bound:
                 best, best_bound = Event(tail, numerator, float(thresholds[i])), float(bounds[i])
@@ -81,5 +82,6 @@ def measure(event: Event, on_d: np.ndarray, on_d2: np.ndarray, beta: float) -> M
     hits, hits_other = event.hits(sample[event.numerator]), event.hits(sample[other])
     n, n_other = len(sample[event.numerator]), len(sample[other])
     bound = float(epsilon_lower_bound(hits, n, hits_other, n_other, beta))
-    return Measured(event, hits, hits_other, n, bound,
-                    epsilon_estimate(hits, n, hits_other, n_other))
+    return Measured(
+        event, hits, hits_other, n, bound, epsilon_estimate(hits, n, hits_other, n_other)
+    )

@@ -44,8 +44,9 @@ READINGS = ("fixed_scale", "own_scale")
 def _log_cdf(x: np.ndarray, mu: np.ndarray, b: np.ndarray) -> np.ndarray:
     """ln P[μ + Lap(b) ≤ x]."""
     z = (x - mu) / b
-    return np.where(z < 0, math.log(0.5) + np.minimum(z, 0),
-                    np.log1p(-0.5 * np.exp(-np.maximum(z, 0))))
+    return np.where(
+        z < 0, math.log(0.5) + np.minimum(z, 0), np.log1p(-0.5 * np.exp(-np.maximum(z, 0)))
+    )
 
 
 def _log_sf(x: np.ndarray, mu: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -57,26 +58,26 @@ def _log_density(y: np.ndarray, mu: np.ndarray, b: np.ndarray) -> np.ndarray:
     return -np.log(2 * b) - np.abs(y - mu) / b
 
 
-def one_way_loss(mu: np.ndarray, b: np.ndarray, mu2: np.ndarray, b2: np.ndarray,
-                 low: float, high: float) -> float:
+def one_way_loss(
+    mu: np.ndarray, b: np.ndarray, mu2: np.ndarray, b2: np.ndarray, low: float, high: float
+) -> float:
     """sup over releases of ln(p_D / p_D'), for independent coordinates μ_c + Lap(b_c)
     clipped to [low, high] (D) against μ'_c + Lap(b'_c) (D'): per coordinate the larger
     of the two atoms' log ratios (at ``low`` and ``high``) and of the densities' log
     ratio, piecewise linear between ``low``, ``high``, μ and μ', so evaluated there."""
     mu, b, mu2, b2 = (np.asarray(v, dtype=float) for v in (mu, b, mu2, b2))
-    points = np.clip(np.stack([np.full_like(mu, low), np.full_like(mu, high), mu, mu2]),
-                     low, high)
+    points = np.clip(np.stack([np.full_like(mu, low), np.full_like(mu, high), mu, mu2]), low, high)
     density = (_log_density(points, mu, b) - _log_density(points, mu2, b2)).max(axis=0)
     at_low = _log_cdf(np.full_like(mu, low), mu, b) - _log_cdf(np.full_like(mu, low), mu2, b2)
     at_high = _log_sf(np.full_like(mu, high), mu, b) - _log_sf(np.full_like(mu, high), mu2, b2)
     return float(np.maximum(density, np.maximum(at_low, at_high)).sum())
 
 
-def laplace_loss(mu: np.ndarray, b: np.ndarray, mu2: np.ndarray, b2: np.ndarray,
-                 low: float, high: float) -> float:
+def laplace_loss(
+    mu: np.ndarray, b: np.ndarray, mu2: np.ndarray, b2: np.ndarray, low: float, high: float
+) -> float:
     """The exact privacy loss of the pair: the larger of the two one-way suprema."""
-    return max(one_way_loss(mu, b, mu2, b2, low, high),
-               one_way_loss(mu2, b2, mu, b, low, high))
+    return max(one_way_loss(mu, b, mu2, b2, low, high), one_way_loss(mu2, b2, mu, b, low, high))
 
 
 @dataclass(frozen=True)
@@ -110,8 +111,11 @@ def noisy_list(method: Method, dataset: Dataset) -> _List:
     centroids = centroid_values(release, release.values)
     if centroids is None:
         return _List(release.values.ravel(), scale.ravel(), None)
-    return _List(centroids.ravel(), centroid_values(release, scale).ravel(),
-                 _canonical_partition(release.cluster_labels))
+    return _List(
+        centroids.ravel(),
+        centroid_values(release, scale).ravel(),
+        _canonical_partition(release.cluster_labels),
+    )
 
 
 @dataclass(frozen=True)
@@ -137,15 +141,16 @@ class ExactResult:
         return self.own_scale
 
     def summary(self) -> str:
-        changes = ("yes (records form: not DP for any epsilon)" if self.partition_changes
-                   else "no")
-        lines = [f"{self.method} at epsilon={self.epsilon:g}: exact privacy loss of the noisy "
-                 f"list over {self.neighbours} neighbours",
-                 f"  scale of D for both (iDP Proposition 1): {self.fixed_scale:.4f}  "
-                 f"({self.worst['fixed_scale']})",
-                 f"  each data set's own scale:              {self.own_scale:.4f}  "
-                 f"({self.worst['own_scale']})",
-                 f"  some neighbour changes which records share a cluster: {changes}"]
+        changes = "yes (records form: not DP for any epsilon)" if self.partition_changes else "no"
+        lines = [
+            f"{self.method} at epsilon={self.epsilon:g}: exact privacy loss of the noisy "
+            f"list over {self.neighbours} neighbours",
+            f"  scale of D for both (iDP Proposition 1): {self.fixed_scale:.4f}  "
+            f"({self.worst['fixed_scale']})",
+            f"  each data set's own scale:              {self.own_scale:.4f}  "
+            f"({self.worst['own_scale']})",
+            f"  some neighbour changes which records share a cluster: {changes}",
+        ]
         return "\n".join(lines)
 
 
@@ -168,15 +173,24 @@ def exact_losses(method: Method, dataset: Dataset, positions: int = POSITIONS) -
             if other.values.shape != base.values.shape:
                 continue
             label = f"record {record} -> {position:g}"
-            losses = {"fixed_scale": laplace_loss(base.values, base.scale, other.values,
-                                                  base.scale, low, high),
-                      "own_scale": laplace_loss(base.values, base.scale, other.values,
-                                                other.scale, low, high)}
+            losses = {
+                "fixed_scale": laplace_loss(
+                    base.values, base.scale, other.values, base.scale, low, high
+                ),
+                "own_scale": laplace_loss(
+                    base.values, base.scale, other.values, other.scale, low, high
+                ),
+            }
             for reading, loss in losses.items():
                 if loss > best[reading][0]:
                     best[reading] = (loss, label)
-            changes = changes or (base.partition is not None
-                                  and other.partition != base.partition)
-    return ExactResult(method.name, float(method.epsilon), best["fixed_scale"][0],
-                       best["own_scale"][0], changes,
-                       {reading: best[reading][1] for reading in READINGS}, count)
+            changes = changes or (base.partition is not None and other.partition != base.partition)
+    return ExactResult(
+        method.name,
+        float(method.epsilon),
+        best["fixed_scale"][0],
+        best["own_scale"][0],
+        changes,
+        {reading: best[reading][1] for reading in READINGS},
+        count,
+    )

@@ -33,8 +33,10 @@ class NoiseFree:
         return np.zeros(size or ())
 
     def __getattr__(self, name: str) -> Any:
-        raise NotAuditable(f"it draws {name!r} from its generator; the audit switches off "
-                           "Laplace and Gumbel noise only")
+        raise NotAuditable(
+            f"it draws {name!r} from its generator; the audit switches off "
+            "Laplace and Gumbel noise only"
+        )
 
 
 def value_scale(release: Release) -> np.ndarray:
@@ -76,6 +78,8 @@ def noise_free(method: Method, dataset: Dataset) -> Aimed:
     canonical order of its form (:func:`~anonlab.audit.views.view_values`: a shuffled
     form's permutation does not change it)."""
     release = noise_free_release(method, dataset)
-    return Aimed(view_values(release, form=method.form),
-                 view_values(release, value_scale(release), form=method.form),
-                 release.values.shape)
+    return Aimed(
+        view_values(release, form=method.form),
+        view_values(release, value_scale(release), form=method.form),
+        release.values.shape,
+    )

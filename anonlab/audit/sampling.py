@@ -10,8 +10,9 @@ from anonlab.methods import Method
 from anonlab.methods.base import laid_out
 
 
-def releases(method: Method, dataset: Dataset, runs: int,
-             seed: np.random.SeedSequence) -> dict[str, np.ndarray]:
+def releases(
+    method: Method, dataset: Dataset, runs: int, seed: np.random.SeedSequence
+) -> dict[str, np.ndarray]:
     """``{view: (runs, size)}``: each view of ``runs`` calls of
     ``method.protect(dataset, rng)``, all drawing in turn from one generator seeded by
     ``seed``.
@@ -26,8 +27,9 @@ def releases(method: Method, dataset: Dataset, runs: int,
 
     def one() -> dict[str, np.ndarray]:
         # the release as returned: protect, then the form's permutations (Method.release)
-        return view_values(laid_out(method.protect(dataset, rng), method.form, rng),
-                           form=method.form)
+        return view_values(
+            laid_out(method.protect(dataset, rng), method.form, rng), form=method.form
+        )
 
     first = one()
     out = {view: np.empty((runs, len(values))) for view, values in first.items()}

@@ -70,14 +70,19 @@ class Statistic:
 
 def _moves(base: Aimed, moved: Aimed, view: str) -> tuple[np.ndarray, np.ndarray]:
     """μ' − μ and the mean scale (b + b')/2 of each value of ``view``."""
-    return (moved.values[view] - base.values[view],
-            np.maximum((base.scale[view] + moved.scale[view]) / 2, TINY))
+    return (
+        moved.values[view] - base.values[view],
+        np.maximum((base.scale[view] + moved.scale[view]) / 2, TINY),
+    )
 
 
 def comparable(base: Aimed, moved: Aimed, view: str) -> bool:
     """Whether both releases have ``view`` with as many values (cluster counts agree)."""
-    return (view in base.values and view in moved.values
-            and base.values[view].shape == moved.values[view].shape)
+    return (
+        view in base.values
+        and view in moved.values
+        and base.values[view].shape == moved.values[view].shape
+    )
 
 
 def candidates(base: Aimed, moved: Aimed, view: str, tolerance: float) -> list[Statistic]:
@@ -92,8 +97,11 @@ def candidates(base: Aimed, moved: Aimed, view: str, tolerance: float) -> list[S
     coordinate = np.zeros_like(projection)
     coordinate[best] = np.sign(moved_by[best])
     llr = np.where(moves, 1.0 / spread, 0.0)
-    return [Statistic(view, "llr", llr, base.values[view], moved.values[view]),
-            Statistic(view, "projection", projection), Statistic(view, "coordinate", coordinate)]
+    return [
+        Statistic(view, "llr", llr, base.values[view], moved.values[view]),
+        Statistic(view, "projection", projection),
+        Statistic(view, "coordinate", coordinate),
+    ]
 
 
 def expected_loss(base: Aimed, moved: Aimed, view: str) -> float:

@@ -51,8 +51,9 @@ def canonical(release: np.ndarray, values: np.ndarray, form: str) -> np.ndarray:
     return np.take_along_axis(values, order, axis=0)
 
 
-def view_values(release: Release, values: np.ndarray | None = None,
-                form: str = "records") -> dict[str, np.ndarray]:
+def view_values(
+    release: Release, values: np.ndarray | None = None, form: str = "records"
+) -> dict[str, np.ndarray]:
     """``{view: flat vector}`` of ``release`` in ``form`` (or of ``values`` laid out
     like it: its Laplace scales)."""
     values = release.values if values is None else values

@@ -16,8 +16,19 @@ LOADERS = (*READERS, "csv")
 
 
 #: the keys of every dataset config; a loader's own keys are in READER_OPTIONS
-COMMON_KEYS = ("name", "loader", "attributes", "numeric", "alpha", "domains", "roles",
-               "discrete", "categorical", "hierarchies", "target")
+COMMON_KEYS = (
+    "name",
+    "loader",
+    "attributes",
+    "numeric",
+    "alpha",
+    "domains",
+    "roles",
+    "discrete",
+    "categorical",
+    "hierarchies",
+    "target",
+)
 
 
 #: the dataset keys that hold column names (a list, or one name) and those that map
@@ -34,8 +45,10 @@ def check_keys(config: Mapping[str, Any], loader: str) -> None:
         value = config.get(key)
         if value is None or isinstance(value, Mapping) and key in MAPPING_KEYS:
             continue
-        if key in LIST_KEYS and (isinstance(value, (str, bool)) or (
-                isinstance(value, Sequence) and all(isinstance(v, str) for v in value))):
+        if key in LIST_KEYS and (
+            isinstance(value, (str, bool))
+            or (isinstance(value, Sequence) and all(isinstance(v, str) for v in value))
+        ):
             continue
         shape = "a list of column names" if key in LIST_KEYS else "a mapping {column: …}"
         raise ParameterError(f"dataset.{key} must be {shape}, got {value!r}")
@@ -49,8 +62,9 @@ def check_keys(config: Mapping[str, Any], loader: str) -> None:
         if any(key in keys for keys in READER_OPTIONS.values()):
             if config[key] is None:
                 continue  # declared by the config file, unused by this loader
-            raise ParameterError(f"dataset.{key} applies to other loaders, not to "
-                                 f"dataset.loader={loader!r}")
+            raise ParameterError(
+                f"dataset.{key} applies to other loaders, not to dataset.loader={loader!r}"
+            )
         known = sorted({*COMMON_KEYS, *own})
         raise ParameterError(f"dataset.{key} is not a dataset key; the keys are {known}")
 
@@ -71,8 +85,9 @@ def load_dataset(config: Mapping[str, Any]) -> Dataset:
     """
     loader = check_choice(config.get("loader"), "dataset.loader", LOADERS)
     check_keys(config, loader)
-    options = {key: config[key] for key in READER_OPTIONS.get(loader, ())
-               if config.get(key) is not None}
+    options = {
+        key: config[key] for key in READER_OPTIONS.get(loader, ()) if config.get(key) is not None
+    }
     frame = READERS[loader](**options) if loader in READERS else read_csv(**options)
     categorical = config.get("categorical") or []
     if isinstance(categorical, str):
@@ -84,8 +99,10 @@ def load_dataset(config: Mapping[str, Any]) -> Dataset:
         numeric = [numeric] if isinstance(numeric, str) else list(numeric)
         both = [column for column in categorical if column in numeric]
         if both:
-            raise ParameterError(f"column {both[0]!r} is in both dataset.numeric and "
-                                 "dataset.categorical; keep it in one")
+            raise ParameterError(
+                f"column {both[0]!r} is in both dataset.numeric and "
+                "dataset.categorical; keep it in one"
+            )
         attributes, key = [*numeric, *categorical], "numeric"
     return build_dataset(
         str(config.get("name", loader)),

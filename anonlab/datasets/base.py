@@ -116,17 +116,25 @@ class Dataset:
         """The data set with every rule-based domain set to [0, α·max] (iDP §4.1:
         α ∈ {1.5, 3.0}); declared domains are kept."""
         if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not alpha >= 1:
-            raise ParameterError(f"alpha must be a number >= 1 so that [0, alpha*max] holds "
-                                 f"the data, got {alpha!r}")
+            raise ParameterError(
+                f"alpha must be a number >= 1 so that [0, alpha*max] holds the data, got {alpha!r}"
+            )
         if not any(a.alpha is not None for a in self.attributes):
-            raise ParameterError(f"data set {self.name!r} declares every domain "
-                                 "(dataset.domains), so alpha cannot change them")
+            raise ParameterError(
+                f"data set {self.name!r} declares every domain "
+                "(dataset.domains), so alpha cannot change them"
+            )
         alpha = float(alpha)
         attributes = tuple(
-            replace(a, alpha=alpha,
-                    domain=(0.0, alpha * float(self.frame[a.name].to_numpy(dtype=float).max())))
-            if a.alpha is not None else a
-            for a in self.attributes)
+            replace(
+                a,
+                alpha=alpha,
+                domain=(0.0, alpha * float(self.frame[a.name].to_numpy(dtype=float).max())),
+            )
+            if a.alpha is not None
+            else a
+            for a in self.attributes
+        )
         return replace(self, attributes=attributes)
 
     def computed_once(self, key: Hashable, compute: Callable[[], Any]) -> Any:
@@ -143,7 +151,8 @@ class Dataset:
         categorical column holds the codes of its taxonomy concepts."""
         columns = [
             attr.taxonomy.encode(self.frame[attr.name].to_numpy()).astype(float)
-            if attr.categorical else self.frame[attr.name].to_numpy(dtype=float)
+            if attr.categorical
+            else self.frame[attr.name].to_numpy(dtype=float)
             for attr in self.protected_attributes
         ]
         values = np.column_stack(columns) if columns else np.empty((self.n, 0))

@@ -53,12 +53,14 @@ def text_column(frame: pd.DataFrame, name: str, source: str) -> np.ndarray:
         every = " (every value)" if missing.all() else ""
         raise ParameterError(
             f"{source}: categorical column {name!r} has {int(missing.sum())} missing or empty "
-            f"value(s){every}, first at row {row}")
+            f"value(s){every}, first at row {row}"
+        )
     return values.to_numpy(dtype=object)
 
 
-def categorical_column(frame: pd.DataFrame, name: str, taxonomy: Taxonomy,
-                       source: str) -> np.ndarray:
+def categorical_column(
+    frame: pd.DataFrame, name: str, taxonomy: Taxonomy, source: str
+) -> np.ndarray:
     """Column ``name`` as labels of ``taxonomy``, or a :class:`ParameterError` naming the
     first value outside its domain."""
     if name not in frame.columns:
@@ -76,8 +78,9 @@ def categorical_column(frame: pd.DataFrame, name: str, taxonomy: Taxonomy,
     return values
 
 
-def hierarchy_column(frame: pd.DataFrame, name: str, path: str,
-                     source: str) -> tuple[Taxonomy, np.ndarray]:
+def hierarchy_column(
+    frame: pd.DataFrame, name: str, path: str, source: str
+) -> tuple[Taxonomy, np.ndarray]:
     """The taxonomy of a hierarchy file (:func:`~anonlab.semantics.taxonomy.read_hierarchy`)
     and column ``name`` as its labels; ``source`` names the parameter that gave the file.
 
@@ -92,14 +95,16 @@ def hierarchy_column(frame: pd.DataFrame, name: str, path: str,
         row = int(np.flatnonzero(unknown)[0])
         raise ParameterError(
             f"{source}: column {name!r} holds {values[row]!r} at row {row}, which the "
-            f"hierarchy does not list ({int(unknown.sum())} value(s) of the column are not in it)")
+            f"hierarchy does not list ({int(unknown.sum())} value(s) of the column are not in it)"
+        )
     inner = set(np.unique(values)) & set(parent.values())
     taxonomy = Taxonomy.tree(str(path), parent, [*leaves(parent), *inner])
     return taxonomy, values
 
 
-def column_taxonomy(frame: pd.DataFrame, name: str, spec: str | None,
-                    hierarchy: str | None, source: str) -> tuple[Taxonomy, np.ndarray]:
+def column_taxonomy(
+    frame: pd.DataFrame, name: str, spec: str | None, hierarchy: str | None, source: str
+) -> tuple[Taxonomy, np.ndarray]:
     """Taxonomy τ(A) of categorical column ``name`` and its values as labels (DP-IR §3.4).
 
     ``hierarchy`` (``dataset.hierarchies``) is a hierarchy file; ``spec``
@@ -107,8 +112,9 @@ def column_taxonomy(frame: pd.DataFrame, name: str, spec: str | None,
     neither gives the flat taxonomy of the column's distinct values.
     """
     if hierarchy is not None:
-        return hierarchy_column(frame, name, hierarchy,
-                                f"dataset.hierarchies.{name}={str(hierarchy)!r}")
+        return hierarchy_column(
+            frame, name, hierarchy, f"dataset.hierarchies.{name}={str(hierarchy)!r}"
+        )
     if spec is None:
         values = text_column(frame, name, source)
         return Taxonomy.flat(f"{name} (flat)", np.unique(values).tolist()), values
@@ -118,8 +124,10 @@ def column_taxonomy(frame: pd.DataFrame, name: str, spec: str | None,
         return taxonomy, categorical_column(frame, name, taxonomy, source)
     where = f"dataset.categorical.{name}={spec!r}"
     if not Path(spec).expanduser().exists():
-        raise ParameterError(f"{where} is neither a shipped taxonomy {shipped_taxonomies()} "
-                             "nor a hierarchy file (no such file)")
+        raise ParameterError(
+            f"{where} is neither a shipped taxonomy {shipped_taxonomies()} "
+            "nor a hierarchy file (no such file)"
+        )
     return hierarchy_column(frame, name, spec, where)
 
 
@@ -128,12 +136,16 @@ def numeric_domain(
 ) -> tuple[float, float]:
     """Declared ``(low, high)``, or DP-IR's rule ``[0, α·max]``; must contain the data."""
     if declared is not None:
-        if isinstance(declared, (str, bytes)) or not isinstance(declared, Sequence) \
-                or len(declared) != 2:
+        if (
+            isinstance(declared, (str, bytes))
+            or not isinstance(declared, Sequence)
+            or len(declared) != 2
+        ):
             raise ParameterError(f"dataset.domains.{name} must be [low, high], got {declared!r}")
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in declared):
-            raise ParameterError(f"dataset.domains.{name} must be two numbers [low, high], "
-                                 f"got {declared!r}")
+            raise ParameterError(
+                f"dataset.domains.{name} must be two numbers [low, high], got {declared!r}"
+            )
         low, high = float(declared[0]), float(declared[1])
         source = f"dataset.domains.{name}={[low, high]}"
     else:
@@ -158,23 +170,28 @@ def class_labels(frame: pd.DataFrame, target: Mapping[str, Any], source: str) ->
     ``threshold``, else ``labels[0]`` (iDP §4.2: ERNVAL > 30,000, QUALITY > 6)."""
     unknown = set(target) - {"column", "threshold", "labels"}
     if unknown:
-        raise ParameterError(f"{source}: dataset.target has unknown key(s) {sorted(unknown)}; "
-                             "expected column, threshold, labels")
+        raise ParameterError(
+            f"{source}: dataset.target has unknown key(s) {sorted(unknown)}; "
+            "expected column, threshold, labels"
+        )
     column = target.get("column")
     threshold = target.get("threshold")
     labels = list(target.get("labels") or ())
     if not isinstance(column, str):
         raise ParameterError(f"{source}: dataset.target.column must name a column, got {column!r}")
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
-        raise ParameterError(f"{source}: dataset.target.threshold must be a number, "
-                             f"got {threshold!r}")
+        raise ParameterError(
+            f"{source}: dataset.target.threshold must be a number, got {threshold!r}"
+        )
     if len(labels) != 2 or len(set(map(str, labels))) != 2:
-        raise ParameterError(f"{source}: dataset.target.labels must be two distinct names, "
-                             f"got {labels!r}")
+        raise ParameterError(
+            f"{source}: dataset.target.labels must be two distinct names, got {labels!r}"
+        )
     values = numeric_column(frame, column, source)
     names = np.array([str(labels[0]), str(labels[1])], dtype=object)
-    return pd.Series(names[(values > float(threshold)).astype(int)], name=column,
-                     index=pd.RangeIndex(len(frame)))
+    return pd.Series(
+        names[(values > float(threshold)).astype(int)], name=column, index=pd.RangeIndex(len(frame))
+    )
 
 
 def column_list(value: Any) -> list[Any]:
@@ -186,8 +203,13 @@ def column_list(value: Any) -> list[Any]:
     return list(value)
 
 
-def check_columns(name: str, frame: pd.DataFrame, attributes: Sequence[str],
-                  named: Mapping[str, Sequence[Any]], attributes_key: str) -> None:
+def check_columns(
+    name: str,
+    frame: pd.DataFrame,
+    attributes: Sequence[str],
+    named: Mapping[str, Sequence[Any]],
+    attributes_key: str,
+) -> None:
     """Every column a dataset key names is in the data, and every one named by ``named``
     (but ``hierarchies``, checked against ``categorical``) is an analysed attribute; else
     one :class:`ParameterError` naming the key and the column."""
@@ -196,15 +218,20 @@ def check_columns(name: str, frame: pd.DataFrame, attributes: Sequence[str],
             if column not in frame.columns:
                 raise ParameterError(
                     f"dataset {name!r}: dataset.{key}: column {column!r} is not in the data; "
-                    f"the data's columns are {list(frame.columns)}")
-    where = ("dataset.numeric or dataset.categorical" if attributes_key == "numeric"
-             else f"dataset.{attributes_key}")
+                    f"the data's columns are {list(frame.columns)}"
+                )
+    where = (
+        "dataset.numeric or dataset.categorical"
+        if attributes_key == "numeric"
+        else f"dataset.{attributes_key}"
+    )
     for key, columns in named.items():
         for column in columns:
             if column not in attributes and key != "hierarchies":
                 raise ParameterError(
                     f"dataset {name!r}: dataset.{key}: column {column!r} is not an analysed "
-                    f"attribute {list(attributes)}; add it to {where}")
+                    f"attribute {list(attributes)}; add it to {where}"
+                )
 
 
 def build_dataset(
@@ -249,23 +276,39 @@ def build_dataset(
     domains = dict(domains or {})
     roles = dict(roles or {})
     hierarchies = dict(hierarchies or {})
-    specs_of = (dict(categorical) if isinstance(categorical, Mapping)
-                else dict.fromkeys(column_list(categorical)))
+    specs_of = (
+        dict(categorical)
+        if isinstance(categorical, Mapping)
+        else dict.fromkeys(column_list(categorical))
+    )
     if not attributes:
         raise ParameterError(f"dataset {name!r}: dataset.attributes is empty")
     if len(set(attributes)) != len(attributes):
         raise ParameterError(f"dataset {name!r}: dataset.{attributes_key} repeats a column")
-    check_columns(name, frame, attributes,
-                  {"categorical": list(specs_of), "hierarchies": list(hierarchies),
-                   "discrete": column_list(discrete), "domains": list(domains),
-                   "roles": list(roles)}, attributes_key)
+    check_columns(
+        name,
+        frame,
+        attributes,
+        {
+            "categorical": list(specs_of),
+            "hierarchies": list(hierarchies),
+            "discrete": column_list(discrete),
+            "domains": list(domains),
+            "roles": list(roles),
+        },
+        attributes_key,
+    )
     for column in hierarchies:
         if column not in specs_of:
-            raise ParameterError(f"dataset.hierarchies.{column}: column {column!r} is not in "
-                                 f"dataset.categorical {list(specs_of)}; list it there")
+            raise ParameterError(
+                f"dataset.hierarchies.{column}: column {column!r} is not in "
+                f"dataset.categorical {list(specs_of)}; list it there"
+            )
         if specs_of[column] is not None:
-            raise ParameterError(f"dataset.categorical.{column}={specs_of[column]!r} and "
-                                 f"dataset.hierarchies.{column} both give its taxonomy; keep one")
+            raise ParameterError(
+                f"dataset.categorical.{column}={specs_of[column]!r} and "
+                f"dataset.hierarchies.{column} both give its taxonomy; keep one"
+            )
     discrete_set = set(attributes) if discrete is True else set(column_list(discrete))
     columns: dict[str, np.ndarray] = {}
     specs: list[Attribute] = []
@@ -275,12 +318,21 @@ def build_dataset(
             raise ParameterError(f"dataset.roles.{column} must be one of {ROLES}, got {role!r}")
         if column in specs_of:
             if column in domains:
-                raise ParameterError(f"dataset.domains.{column}: a categorical attribute's "
-                                     "domain is its taxonomy")
+                raise ParameterError(
+                    f"dataset.domains.{column}: a categorical attribute's domain is its taxonomy"
+                )
             taxonomy, columns[column] = column_taxonomy(
-                frame, column, specs_of[column], hierarchies.get(column), f"dataset {name!r}")
-            specs.append(Attribute(name=column, kind="categorical", role=role,  # type: ignore[arg-type]
-                                   discrete=True, taxonomy=taxonomy))
+                frame, column, specs_of[column], hierarchies.get(column), f"dataset {name!r}"
+            )
+            specs.append(
+                Attribute(
+                    name=column,
+                    kind="categorical",
+                    role=role,  # type: ignore[arg-type]
+                    discrete=True,
+                    taxonomy=taxonomy,
+                )
+            )
             continue
         values = numeric_column(frame, column, f"dataset {name!r}")
         specs.append(
@@ -297,17 +349,22 @@ def build_dataset(
         columns[column] = values
     classes = class_labels(frame, target, f"dataset {name!r}") if target else None
     hidden = {classes.name} - set(attributes) if classes is not None else set()
-    return Dataset(name=name, frame=full_frame(frame, columns, hidden),
-                   attributes=tuple(specs), target=classes)
+    return Dataset(
+        name=name, frame=full_frame(frame, columns, hidden), attributes=tuple(specs), target=classes
+    )
 
 
-def full_frame(frame: pd.DataFrame, analysed: Mapping[str, np.ndarray],
-               hidden: set[Any]) -> pd.DataFrame:
+def full_frame(
+    frame: pd.DataFrame, analysed: Mapping[str, np.ndarray], hidden: set[Any]
+) -> pd.DataFrame:
     """Every column of ``frame`` but ``hidden`` (the class column of ``dataset.target``,
     never released; iDP §4.2) in its order, on a fresh ``RangeIndex``: the ``analysed``
     ones as validated, the others as they are (same dtype, memory shared under
     copy-on-write)."""
     raw = frame.reset_index(drop=True)
-    columns = {column: analysed[column] if column in analysed else raw[column]
-               for column in raw.columns if column not in hidden}
+    columns = {
+        column: analysed[column] if column in analysed else raw[column]
+        for column in raw.columns
+        if column not in hidden
+    }
     return pd.DataFrame(columns, index=pd.RangeIndex(len(frame)), copy=False)

@@ -107,8 +107,9 @@ def qi_confidential_correlation(
         raise ParameterError("qis is empty")
     absent = [c for c in columns if c not in frame.columns]
     if absent:
-        raise ParameterError(f"columns {absent} are not in the data; columns are "
-                             f"{list(frame.columns)}")
+        raise ParameterError(
+            f"columns {absent} are not in the data; columns are {list(frame.columns)}"
+        )
     values = frame[columns].to_numpy(dtype=float)
     if not np.isfinite(values).all():
         raise ParameterError(f"columns {columns} hold a missing or infinite value")

@@ -74,20 +74,25 @@ def read_csv(path: str | None = None, encoding: str = "utf-8", sep: str = ",") -
     if len(header) == 1:
         other = next((d for d in ",;\t|" if d != sep and d in header[0]), None)
         if other is not None:
-            raise ParameterError(f"{where} is not {sep!r}-separated (its header holds "
-                                 f"{other!r}); set dataset.sep={other!r}")
+            raise ParameterError(
+                f"{where} is not {sep!r}-separated (its header holds "
+                f"{other!r}); set dataset.sep={other!r}"
+            )
     repeated = sorted({name for name in header if header.count(name) > 1})
     if repeated:
-        raise ParameterError(f"{where}: the header repeats the column name(s) {repeated}; "
-                             "name every column once")
+        raise ParameterError(
+            f"{where}: the header repeats the column name(s) {repeated}; name every column once"
+        )
     records = 0
     for number, row in enumerate(rows, start=2):
         if not row:
             continue
         if len(row) != len(header):
-            raise ParameterError(f"{where}: row {number} (the header is row 1) has "
-                                 f"{len(row)} fields, the header "
-                                 f"{len(header)}")
+            raise ParameterError(
+                f"{where}: row {number} (the header is row 1) has "
+                f"{len(row)} fields, the header "
+                f"{len(header)}"
+            )
         records += 1
     if not records:
         raise ParameterError(f"{where} has a header but no records")
@@ -102,21 +107,29 @@ def decode(data: bytes, encoding: str, where: str) -> str:
     try:
         codecs.lookup(encoding)
     except (LookupError, TypeError):
-        raise ParameterError(f"dataset.encoding={encoding!r} is not a known encoding, e.g. "
-                             "utf-8, latin-1, cp1252") from None
+        raise ParameterError(
+            f"dataset.encoding={encoding!r} is not a known encoding, e.g. utf-8, latin-1, cp1252"
+        ) from None
     name = codecs.lookup(encoding).name
     try:
         return data.decode("utf-8-sig" if name == "utf-8" else encoding)
     except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
+        line = data[: error.start].count(b"\n") + 1
         raise ParameterError(
             f"{where} is not valid {name} (byte "
             f"{data[error.start]:#04x} on line {line}); set dataset.encoding to the file's "
-            "encoding, e.g. dataset.encoding=latin-1") from None
+            "encoding, e.g. dataset.encoding=latin-1"
+        ) from None
 
 
-READERS = {"census": read_census, "adult": read_adult, "wine": read_wine,
-           "patient_discharge": read_patient_discharge}
+READERS = {
+    "census": read_census,
+    "adult": read_adult,
+    "wine": read_wine,
+    "patient_discharge": read_patient_discharge,
+}
 # Dataset config keys a reader takes as keyword arguments (when set and not null).
-READER_OPTIONS: dict[str, tuple[str, ...]] = {"patient_discharge": ("path", "n", "seed"),
-                                              "csv": ("path", "encoding", "sep")}
+READER_OPTIONS: dict[str, tuple[str, ...]] = {
+    "patient_discharge": ("path", "n", "seed"),
+    "csv": ("path", "encoding", "sep"),
+}

@@ -72,16 +72,21 @@ def nhds_colspecs(fields: tuple[str, ...]) -> list[tuple[int, int]]:
     widths = np.array([width for _, width in NHDS_LAYOUT])
     ends = np.cumsum(widths)
     position = {name: i for i, (name, _) in enumerate(NHDS_LAYOUT)}
-    return [(int(ends[position[f]] - widths[position[f]]), int(ends[position[f]]))
-            for f in fields]
+    return [(int(ends[position[f]] - widths[position[f]]), int(ends[position[f]])) for f in fields]
 
 
 @lru_cache(maxsize=1)
 def _complete_records(path: str) -> pd.DataFrame:
     """Parse ``path`` once per process and keep the complete records, in file order."""
     fields = ("age_unit", *COLUMNS, *(f for f in NOT_STATED if f not in COLUMNS))
-    raw = pd.read_fwf(path, colspecs=nhds_colspecs(fields), names=list(fields), header=None,
-                      compression="bz2", dtype="Int64")
+    raw = pd.read_fwf(
+        path,
+        colspecs=nhds_colspecs(fields),
+        names=list(fields),
+        header=None,
+        compression="bz2",
+        dtype="Int64",
+    )
     if raw.isna().to_numpy().any():
         raise ParameterError(f"{path}: blank value in a field of the NHDS 2010 layout")
     keep = (raw["age_unit"] == AGE_IN_YEARS).to_numpy(dtype=bool)

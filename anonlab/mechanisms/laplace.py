@@ -59,8 +59,9 @@ class LaplaceMechanism:
             return self.randomise(np.zeros(shape), rng)
         return rng.laplace(0.0, 1.0, size=shape) * self.scale
 
-    def randomise(self, values: np.ndarray, rng: np.random.Generator,
-                  out: np.ndarray | None = None) -> np.ndarray:
+    def randomise(
+        self, values: np.ndarray, rng: np.random.Generator, out: np.ndarray | None = None
+    ) -> np.ndarray:
         """``values`` plus one independent draw per entry; into ``out`` (which may be
         ``values``) when given, drawing :data:`CHUNK_ROWS` rows at a time: the same draws,
         in the same order, without a full-size noise array (``discrete``: the whole array

@@ -27,8 +27,9 @@ def individual_ranking_sensitivity(width: ArrayLike, k: int) -> np.ndarray:
     return np.asarray(width, dtype=float) / check_int(k, "k", 1)
 
 
-def insensitive_microaggregation_sensitivity(width: ArrayLike, n_clusters: int,
-                                             k: int) -> np.ndarray:
+def insensitive_microaggregation_sensitivity(
+    width: ArrayLike, n_clusters: int, k: int
+) -> np.ndarray:
     """L1-sensitivity per attribute of the centroids of insensitive microaggregation:
     each of the n/k clusters may change by one record, moving its centroid by up to
     Δ(A)/k, so (n/k)·Δ(A)/k (DP-IR §2.4, §3.1). ``n_clusters`` = ⌊n/k⌋ is the exact
@@ -42,17 +43,21 @@ def centroid_global_sensitivity(width: ArrayLike, sizes: ArrayLike) -> np.ndarra
     return np.asarray(width, dtype=float)[None, :] / np.asarray(sizes, dtype=float)[:, None]
 
 
-def centroid_local_sensitivity(smallest: ArrayLike, largest: ArrayLike, low: ArrayLike,
-                               high: ArrayLike, sizes: ArrayLike) -> np.ndarray:
+def centroid_local_sensitivity(
+    smallest: ArrayLike, largest: ArrayLike, low: ArrayLike, high: ArrayLike, sizes: ArrayLike
+) -> np.ndarray:
     """Local sensitivity of each cluster's mean (iDP Proposition 2):
     max{max A − min_{x∈C} x, max_{x∈C} x − min A} / |C|, as ``(p, m)``."""
-    spread = np.maximum(np.asarray(high, dtype=float) - np.asarray(smallest, dtype=float),
-                        np.asarray(largest, dtype=float) - np.asarray(low, dtype=float))
+    spread = np.maximum(
+        np.asarray(high, dtype=float) - np.asarray(smallest, dtype=float),
+        np.asarray(largest, dtype=float) - np.asarray(low, dtype=float),
+    )
     return spread / np.asarray(sizes, dtype=float)[:, None]
 
 
-def cluster_based_local_sensitivity(smallest: Sequence[ArrayLike], largest: Sequence[ArrayLike],
-                                    sizes: ArrayLike) -> np.ndarray:
+def cluster_based_local_sensitivity(
+    smallest: Sequence[ArrayLike], largest: Sequence[ArrayLike], sizes: ArrayLike
+) -> np.ndarray:
     """Local sensitivity of each pre-processed cluster mean (iDP Proposition 3, Expr. (1)).
 
     ``smallest`` = (x_min, x_min', x_min''), ``largest`` = (x_max, x_max', x_max''), the

@@ -23,15 +23,38 @@ from anonlab.methods.tcloseness import (
 from anonlab.validation import ParameterError, check_choice, check_options
 
 __all__ = [
-    "ALIASES", "METHODS", "Method", "Release", "make_method", "method_class", "postprocess",
+    "ALIASES",
+    "METHODS",
+    "Method",
+    "Release",
+    "make_method",
+    "method_class",
+    "postprocess",
     "split_variant",
 ]
 
 METHODS: dict[str, type[Method]] = {
     cls.name: cls
-    for cls in (Laplace, IndividualRankingMethod, IndividualRankingLaplace, Mdav, Imdav,
-                ImdavLaplace, ImdavLaplaceComposed, TCloseMerge, TCloseKFirst, TCloseTFirst,
-                TCloseTFirstMerged, Dp, DpUm, IdpLs, IdpCbls, Original, Mst, Aim)
+    for cls in (
+        Laplace,
+        IndividualRankingMethod,
+        IndividualRankingLaplace,
+        Mdav,
+        Imdav,
+        ImdavLaplace,
+        ImdavLaplaceComposed,
+        TCloseMerge,
+        TCloseKFirst,
+        TCloseTFirst,
+        TCloseTFirstMerged,
+        Dp,
+        DpUm,
+        IdpLs,
+        IdpCbls,
+        Original,
+        Mst,
+        Aim,
+    )
 }
 
 # sdcMicro's vocabulary for the same methods.
@@ -47,8 +70,9 @@ def split_variant(name: str) -> tuple[str, str | None]:
     """``(method, form)`` of a method name, ``form`` ``None`` for a plain name."""
     base, separator, form = str(name).partition(VARIANT_SEPARATOR)
     if separator and form not in FORMS:
-        raise ParameterError(f"method {name!r}: {form!r} is not a release form; "
-                             f"choose one of {list(FORMS)}")
+        raise ParameterError(
+            f"method {name!r}: {form!r} is not a release form; choose one of {list(FORMS)}"
+        )
     return base, (form or None)
 
 
@@ -60,8 +84,9 @@ def method_class(name: str) -> type[Method]:
     return METHODS[check_choice(name, "method", list(METHODS))]
 
 
-def make_method(name: str, params: Mapping[str, Any],
-                options: Mapping[str, Any] | None = None) -> Method:
+def make_method(
+    name: str, params: Mapping[str, Any], options: Mapping[str, Any] | None = None
+) -> Method:
     """Instantiate ``name`` with the grid parameters it depends on, ignoring the others.
 
     sdcMicro's ``aggr`` is accepted for ``k``. ``options`` (``{option: value}``) chooses

@@ -61,8 +61,7 @@ class Release:
     seconds: float | None = None
     guarantee: Guarantee | None = None
     target: np.ndarray | None = None
-    labelling: Callable[[], np.ndarray] | None = field(default=None, repr=False,
-                                                       compare=False)
+    labelling: Callable[[], np.ndarray] | None = field(default=None, repr=False, compare=False)
     record_aligned: bool = True
 
     @cached_property
@@ -84,15 +83,20 @@ class Release:
         and the class (named as ``dataset.target``), on a fresh index: copying the other
         columns row by row would pair original values with unrelated records."""
         original = self.dataset.frame
-        released = {attr.name: attr.taxonomy.decode(self.values[:, j]) if attr.categorical
-                    else self.values[:, j].copy()
-                    for j, attr in enumerate(self.dataset.protected_attributes)}
+        released = {
+            attr.name: attr.taxonomy.decode(self.values[:, j])
+            if attr.categorical
+            else self.values[:, j].copy()
+            for j, attr in enumerate(self.dataset.protected_attributes)
+        }
         if not self.record_aligned or self.target is not None:
             if self.target is not None and self.dataset.target is not None:
                 released[str(self.dataset.target.name)] = np.asarray(self.target)
             return pd.DataFrame(released, index=pd.RangeIndex(len(self.values)), copy=False)
-        columns = {name: released[name] if name in released else original[name]
-                   for name in original.columns}
+        columns = {
+            name: released[name] if name in released else original[name]
+            for name in original.columns
+        }
         return pd.DataFrame(columns, index=original.index, copy=False)
 
 
@@ -143,14 +147,21 @@ class Method(ABC):
         for axis in self.axes:
             object.__setattr__(self, axis, AXIS_CHECKS[axis](getattr(self, axis), axis))
         for option, choices in self.choices().items():
-            object.__setattr__(self, option, check_option(
-                getattr(self, option), f"options.{self.name}.{option}", choices))
+            object.__setattr__(
+                self,
+                option,
+                check_option(getattr(self, option), f"options.{self.name}.{option}", choices),
+            )
         if self.form not in self.forms:
             raise ParameterError(
                 f"form={self.form!r}: no privacy proof of method {self.name!r} covers it; "
-                f"its forms are {list(self.forms)}" + (
+                f"its forms are {list(self.forms)}"
+                + (
                     " (shuffled_rows with one protected attribute)"
-                    if self.rows_need_one_attribute else ""))
+                    if self.rows_need_one_attribute
+                    else ""
+                )
+            )
 
     @classmethod
     def choices(cls) -> dict[str, tuple[Any, ...]]:
@@ -183,7 +194,8 @@ class Method(ABC):
                 f"form='shuffled_rows' of method {self.name!r} needs one protected "
                 f"attribute, got m={m}: each attribute has its own partition, so whole "
                 "rows keep which records share clusters across attributes; use "
-                "form='shuffled_columns'")
+                "form='shuffled_columns'"
+            )
         self.check_dataset(dataset)
 
     def check_dataset(self, dataset: Dataset) -> None:
@@ -196,8 +208,14 @@ class Method(ABC):
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         """Protect ``dataset.protected`` and return the :class:`Release`."""
 
-    def release(self, dataset: Dataset, rng: np.random.Generator, *, seeded: bool = True,
-                strict_bounds: bool = False) -> Release:
+    def release(
+        self,
+        dataset: Dataset,
+        rng: np.random.Generator,
+        *,
+        seeded: bool = True,
+        strict_bounds: bool = False,
+    ) -> Release:
         """:meth:`protect` laid out in the method's ``form`` (:func:`laid_out`, with
         permutations drawn from ``rng`` after the noise), timed (``seconds``), with the
         guarantee the release carries (:func:`~anonlab.methods.guarantees.of_release`,
@@ -209,9 +227,11 @@ class Method(ABC):
         clock = time.perf_counter()
         released = laid_out(self.protect(dataset, rng), self.form, rng)
         seconds = time.perf_counter() - clock
-        return replace(released, seconds=seconds,
-                       guarantee=of_release(self, released, seeded=seeded,
-                                            strict_bounds=strict_bounds))
+        return replace(
+            released,
+            seconds=seconds,
+            guarantee=of_release(self, released, seeded=seeded, strict_bounds=strict_bounds),
+        )
 
 
 def laid_out(release: Release, form: str, rng: np.random.Generator) -> Release:
@@ -230,12 +250,14 @@ def laid_out(release: Release, form: str, rng: np.random.Generator) -> Release:
         shuffled = np.empty_like(values)
         for j in range(values.shape[1]):
             shuffled[:, j] = values[rng.permutation(len(values)), j]
-    return replace(release, values=shuffled, labels=None, labelling=None,
-                   record_aligned=False, target=None)
+    return replace(
+        release, values=shuffled, labels=None, labelling=None, record_aligned=False, target=None
+    )
 
 
-def postprocess(dataset: Dataset, values: np.ndarray, noisy: bool,
-                in_place: bool = False) -> np.ndarray:
+def postprocess(
+    dataset: Dataset, values: np.ndarray, noisy: bool, in_place: bool = False
+) -> np.ndarray:
     """Clip the ``(n, m)`` protected values to each attribute's domain.
 
     Noisy values of attributes holding whole numbers in the source are rounded and clipped
@@ -245,8 +267,9 @@ def postprocess(dataset: Dataset, values: np.ndarray, noisy: bool,
     domain bounds. Both steps are post-processing and cost no privacy. ``in_place``
     writes into ``values`` (a float array the caller owns) instead of a copy.
     """
-    low, high, integer = dataset.computed_once(("postprocess", noisy),
-                                               lambda: _clip_bounds(dataset, noisy))
+    low, high, integer = dataset.computed_once(
+        ("postprocess", noisy), lambda: _clip_bounds(dataset, noisy)
+    )
     out = values if in_place else np.array(values, dtype=float, copy=True)
     for j in integer:  # column by column: no copy of the matrix
         np.round(out[:, j], out=out[:, j])
@@ -272,10 +295,13 @@ def _clip_bounds(dataset: Dataset, noisy: bool) -> tuple[np.ndarray, np.ndarray,
 def split_kinds(dataset: Dataset) -> tuple[list[int], list[int]]:
     """Positions of the numerical and of the categorical protected attributes (computed
     once per view; the lists are new each call)."""
+
     def kinds() -> tuple[tuple[int, ...], tuple[int, ...]]:
         attrs = dataset.protected_attributes
-        return (tuple(j for j, a in enumerate(attrs) if not a.categorical),
-                tuple(j for j, a in enumerate(attrs) if a.categorical))
+        return (
+            tuple(j for j, a in enumerate(attrs) if not a.categorical),
+            tuple(j for j, a in enumerate(attrs) if a.categorical),
+        )
 
     numeric, categorical = dataset.computed_once("split_kinds", kinds)
     return list(numeric), list(categorical)

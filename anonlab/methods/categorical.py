@@ -15,8 +15,9 @@ from anonlab.semantics import (
 )
 
 
-def ranking_clusters(taxonomy: Taxonomy, codes: np.ndarray, k: int,
-                     remainder: str = "last") -> np.ndarray:
+def ranking_clusters(
+    taxonomy: Taxonomy, codes: np.ndarray, k: int, remainder: str = "last"
+) -> np.ndarray:
     """Individual ranking of one categorical attribute: records sorted (stably) by the
     marginality order of their value, groups of k, the ``remainder`` group (the last by
     default) absorbing the n mod k remaining records."""
@@ -31,25 +32,36 @@ def centroid_codes(taxonomy: Taxonomy, codes: np.ndarray, labels: np.ndarray) ->
     return marginality_centroids(taxonomy, codes, labels, int(labels.max()) + 1)
 
 
-def private_centroid_codes(taxonomy: Taxonomy, codes: np.ndarray, labels: np.ndarray,
-                           epsilon: float, sensitivity: float,
-                           rng: np.random.Generator) -> np.ndarray:
+def private_centroid_codes(
+    taxonomy: Taxonomy,
+    codes: np.ndarray,
+    labels: np.ndarray,
+    epsilon: float,
+    sensitivity: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """One exponential-mechanism centroid per cluster over every concept of τ(A), quality
     −m(S, c) (DP-IR Algorithm 2, Eq. 6)."""
     margin, _ = cluster_marginality(taxonomy, codes, labels, int(labels.max()) + 1)
     return _select(-margin, epsilon, sensitivity, rng)
 
 
-def private_record_codes(taxonomy: Taxonomy, codes: np.ndarray, epsilon: float,
-                         sensitivity: float, rng: np.random.Generator) -> np.ndarray:
+def private_record_codes(
+    taxonomy: Taxonomy,
+    codes: np.ndarray,
+    epsilon: float,
+    sensitivity: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """Plain exponential mechanism per record: concept c with probability ∝
     exp(ε·(−δ(x, c))/(2Δ)) over every concept of τ(A) (the categorical counterpart of plain
     Laplace noise, DP-IR §3.3–3.4)."""
     return _select(-taxonomy.distances[codes], epsilon, sensitivity, rng)
 
 
-def _select(quality: np.ndarray, epsilon: float, sensitivity: float,
-            rng: np.random.Generator) -> np.ndarray:
+def _select(
+    quality: np.ndarray, epsilon: float, sensitivity: float, rng: np.random.Generator
+) -> np.ndarray:
     """The exponential mechanism's choice per row. With Δq = 0 (a taxonomy with one leaf:
     no neighbour changes any quality) the mechanism's limit, the best candidate, is
     released without a draw, at no privacy cost."""

@@ -105,62 +105,106 @@ class Guarantee:
         """The fields as result-table columns: ``guarantee`` (the notion as released) and
         ``guarantee_<field>`` (:data:`COLUMNS`)."""
         values = self.__dict__  # written per job: no asdict's deep copy
-        return {"guarantee": self.notion,
-                **{f"guarantee_{name}": values[name] for name in FIELDS[1:]}}
+        return {
+            "guarantee": self.notion,
+            **{f"guarantee_{name}": values[name] for name in FIELDS[1:]},
+        }
 
 
 #: the fields in the result table's order (:meth:`Guarantee.as_columns`)
-FIELDS = ("notion", "claimed", "epsilon_per_attribute", "epsilon_total", "notion_epsilon",
-          "k", "t", "caveat", "reason", "delta", "form", "sampler", "seeded",
-          "record_aligned", "ground", "t_unit", "l")
+FIELDS = (
+    "notion",
+    "claimed",
+    "epsilon_per_attribute",
+    "epsilon_total",
+    "notion_epsilon",
+    "k",
+    "t",
+    "caveat",
+    "reason",
+    "delta",
+    "form",
+    "sampler",
+    "seeded",
+    "record_aligned",
+    "ground",
+    "t_unit",
+    "l",
+)
 #: the result table's guarantee columns, in order
 COLUMNS = ("guarantee", *(f"guarantee_{name}" for name in FIELDS[1:]))
 #: their dtypes in the result table (the others are strings)
-FLOAT_COLUMNS = ("guarantee_epsilon_per_attribute", "guarantee_epsilon_total",
-                 "guarantee_notion_epsilon", "guarantee_t", "guarantee_delta")
+FLOAT_COLUMNS = (
+    "guarantee_epsilon_per_attribute",
+    "guarantee_epsilon_total",
+    "guarantee_notion_epsilon",
+    "guarantee_t",
+    "guarantee_delta",
+)
 INT_COLUMNS = ("guarantee_k", "guarantee_l")
 BOOL_COLUMNS = ("guarantee_seeded", "guarantee_record_aligned")
-TEXT_COLUMNS = tuple(c for c in COLUMNS
-                     if c not in (*FLOAT_COLUMNS, *INT_COLUMNS, *BOOL_COLUMNS))
+TEXT_COLUMNS = tuple(c for c in COLUMNS if c not in (*FLOAT_COLUMNS, *INT_COLUMNS, *BOOL_COLUMNS))
 
 #: methods that add noise to cluster centroids and release every record with its
 #: cluster's noisy value
-CLUSTER_NOISE = ("ir_laplace", "imdav_laplace", "imdav_laplace_composed", "dp_um", "idp_ls",
-                 "idp_cbls")
+CLUSTER_NOISE = (
+    "ir_laplace",
+    "imdav_laplace",
+    "imdav_laplace_composed",
+    "dp_um",
+    "idp_ls",
+    "idp_cbls",
+)
 
-RECORD_ORDER = ("in record order equal released values show which records share a cluster, "
-                "which a neighbour changes: not ε-DP for any ε (the proof covers the noisy "
-                "centroids, DP-IR Lemma 1, iDP §3; python -m anonlab.audit, and python -m "
-                "anonlab.audit attack brackets a record's value from the others); "
-                "form='shuffled_columns' releases what the proof covers")
+RECORD_ORDER = (
+    "in record order equal released values show which records share a cluster, "
+    "which a neighbour changes: not ε-DP for any ε (the proof covers the noisy "
+    "centroids, DP-IR Lemma 1, iDP §3; python -m anonlab.audit, and python -m "
+    "anonlab.audit attack brackets a record's value from the others); "
+    "form='shuffled_columns' releases what the proof covers"
+)
 RERANKING = {
     "idp_ls": "the local sensitivity holds with the clustering fixed; a neighbour that "
-              "re-ranks records moves several centroids, an exact loss of about 1.45·ε per "
-              "attribute under iDP's Proposition 1 (python -m anonlab.audit exact)",
+    "re-ranks records moves several centroids, an exact loss of about 1.45·ε per "
+    "attribute under iDP's Proposition 1 (python -m anonlab.audit exact)",
     "idp_cbls": "the cluster-based local sensitivity holds with the clustering fixed; a "
-                "neighbour that re-ranks records moves several centroids, an exact loss of "
-                "several ε per attribute (python -m anonlab.audit exact)",
+    "neighbour that re-ranks records moves several centroids, an exact loss of "
+    "several ε per attribute (python -m anonlab.audit exact)",
 }
-FLOATING_POINT = ("numpy's floating-point Laplace sampler: released values carry low-order "
-                  "bits that tell neighbours apart (Mironov 2012; python -m anonlab.audit "
-                  "floating); sampler='discrete' resists it")
-DATA_BOUNDS = ("domains read off the data (domains='data'): the bounds themselves disclose "
-               "the data, and the proofs assume public bounds")
-IMDAV_REASON = ("the scale DP-IR states for [17], (n/k)·Δ/(k·ε), spends ε on every "
-                "attribute: by DP-IR §3.1's worst case the record's loss is m·ε "
-                "(imdav_laplace_composed is ε-DP)")
-SYNTHETIC_CAVEAT = ("synthetic records, which correspond to no original record; ρ-zCDP "
-                    "converted to (ε, δ) by Canonne-Kamath-Steinke's bound, for neighbours "
-                    "that differ in one record replaced (n public); the Gaussian noise of "
-                    "the marginals is drawn in floating point and is not released itself")
-TFIRST_CAVEAT = ("Algorithm 3 alone may exceed t with tied confidential values or when k' "
-                 "does not divide n (tclose_tfirst_merged does not)")
+FLOATING_POINT = (
+    "numpy's floating-point Laplace sampler: released values carry low-order "
+    "bits that tell neighbours apart (Mironov 2012; python -m anonlab.audit "
+    "floating); sampler='discrete' resists it"
+)
+DATA_BOUNDS = (
+    "domains read off the data (domains='data'): the bounds themselves disclose "
+    "the data, and the proofs assume public bounds"
+)
+IMDAV_REASON = (
+    "the scale DP-IR states for [17], (n/k)·Δ/(k·ε), spends ε on every "
+    "attribute: by DP-IR §3.1's worst case the record's loss is m·ε "
+    "(imdav_laplace_composed is ε-DP)"
+)
+SYNTHETIC_CAVEAT = (
+    "synthetic records, which correspond to no original record; ρ-zCDP "
+    "converted to (ε, δ) by Canonne-Kamath-Steinke's bound, for neighbours "
+    "that differ in one record replaced (n public); the Gaussian noise of "
+    "the marginals is drawn in floating point and is not released itself"
+)
+TFIRST_CAVEAT = (
+    "Algorithm 3 alone may exceed t with tied confidential values or when k' "
+    "does not divide n (tclose_tfirst_merged does not)"
+)
 IR_CAVEAT = "individual ranking alone is not k-anonymous: each attribute is grouped on its own"
-EXPONENTIAL_FLOAT = ("categorical values are chosen by the exponential mechanism from "
-                     "floating-point Gumbel draws: the choice is discrete, but its "
-                     "probabilities hold only to floating-point precision")
-SEEDED = ("seeded: anyone who knows the seed reproduces the noise; private only while the "
-          "seed is secret and was drawn at random")
+EXPONENTIAL_FLOAT = (
+    "categorical values are chosen by the exponential mechanism from "
+    "floating-point Gumbel draws: the choice is discrete, but its "
+    "probabilities hold only to floating-point precision"
+)
+SEEDED = (
+    "seeded: anyone who knows the seed reproduces the noise; private only while the "
+    "seed is secret and was drawn at random"
+)
 
 
 def claim(method: Method, m: int) -> Guarantee:
@@ -180,17 +224,24 @@ def claim(method: Method, m: int) -> Guarantee:
         return Guarantee(notion, notion, per, per * m)
     if name in ("mst", "aim"):
         # MST, AIM: ρ-zCDP for ρ = zcdp_rho(ε, δ), the record synthesised as one unit
-        return Guarantee(APPROX_DP, APPROX_DP, None, epsilon, delta=method.delta,
-                         caveat=SYNTHETIC_CAVEAT)
+        return Guarantee(
+            APPROX_DP, APPROX_DP, None, epsilon, delta=method.delta, caveat=SYNTHETIC_CAVEAT
+        )
     if name == "imdav_laplace":
         # DP-IR §4.4 compares [17] at ε per attribute, as it states the method
         return Guarantee(DP, DP, epsilon, epsilon)
     if name in ("mdav", "imdav"):
         return Guarantee(K_ANONYMITY, K_ANONYMITY, k=k)
     if name.startswith("tclose_"):
-        return Guarantee(T_CLOSENESS, T_CLOSENESS, k=k, t=method.t, ground=method.ground,
-                         t_unit="cluster",
-                         caveat=TFIRST_CAVEAT if name == "tclose_tfirst" else None)
+        return Guarantee(
+            T_CLOSENESS,
+            T_CLOSENESS,
+            k=k,
+            t=method.t,
+            ground=method.ground,
+            t_unit="cluster",
+            caveat=TFIRST_CAVEAT if name == "tclose_tfirst" else None,
+        )
     if name in ("ir", "original"):
         return Guarantee(NONE, NONE, caveat=IR_CAVEAT if name == "ir" else None)
     raise KeyError(f"no guarantee is recorded for method {name!r}")
@@ -204,8 +255,9 @@ def guarantee(method: Method, m: int) -> Guarantee:
     holds only its parameters)."""
     stated = claim(method, m)
     sampler = method.sampler if getattr(method, "draws_laplace", False) else None
-    stated = replace(stated, form=method.form, sampler=sampler,
-                     record_aligned=method.record_aligned)
+    stated = replace(
+        stated, form=method.form, sampler=sampler, record_aligned=method.record_aligned
+    )
     if stated.claimed not in PRIVACY_NOTIONS:
         return stated
     reasons = []
@@ -230,11 +282,13 @@ def data_caveat(dataset: Dataset) -> str | None:
     parts = []
     # DP-IR §4.1: Dom(A) = [0, α·max] of the data
     if any(not a.categorical and a.alpha is not None for a in attrs):
-        parts.append("domains set to [0, α·max] of the data (DP-IR §4.1) are public only if "
-                     "those bounds are")
+        parts.append(
+            "domains set to [0, α·max] of the data (DP-IR §4.1) are public only if those bounds are"
+        )
     if any(a.taxonomy is not None and a.taxonomy.from_data for a in attrs):
-        parts.append("domains read off the data (flat taxonomies) are public only if those "
-                     "values are")
+        parts.append(
+            "domains read off the data (flat taxonomies) are public only if those values are"
+        )
     return "; ".join(parts) or None
 
 
@@ -242,8 +296,9 @@ def _join(*parts: str | None) -> str | None:
     return "; ".join(p for p in parts if p) or None
 
 
-def of_release(method: Method, release: Release, *, seeded: bool = True,
-               strict_bounds: bool = False) -> Guarantee:
+def of_release(
+    method: Method, release: Release, *, seeded: bool = True, strict_bounds: bool = False
+) -> Guarantee:
     """The guarantee ``release`` carries: :func:`guarantee` for its m attributes, with the
     k, t and l it reaches (its smallest cluster, its largest cluster EMD, its fewest
     distinct confidential values) and what its data's domains (:func:`data_caveat`) and
@@ -253,30 +308,46 @@ def of_release(method: Method, release: Release, *, seeded: bool = True,
     from anonlab.metrics.clusters import cluster_min, max_emd
 
     view = release.dataset
-    stated = replace(guarantee(method, release.values.shape[1]),
-                     seeded=seeded if method.randomized else None,
-                     record_aligned=release.record_aligned)
+    stated = replace(
+        guarantee(method, release.values.shape[1]),
+        seeded=seeded if method.randomized else None,
+        record_aligned=release.record_aligned,
+    )
     if stated.notion in (K_ANONYMITY, T_CLOSENESS):
         if stated.notion == K_ANONYMITY:
             return replace(stated, k=int(cluster_min(view, release)))
         reached_t = max_emd(view, release, getattr(method, "ground", "distinct"))
-        reached = replace(stated, k=int(cluster_min(view, release)), t=reached_t,
-                          l=diversity(view, release))
-        short = [f"{what} reached {got:g}, the target {want:g}"
-                 for what, got, want, worse in (("k", reached.k, stated.k, reached.k < stated.k),
-                                                ("t", reached_t, stated.t,
-                                                 reached_t > stated.t + 1e-12)) if worse]
+        reached = replace(
+            stated, k=int(cluster_min(view, release)), t=reached_t, l=diversity(view, release)
+        )
+        short = [
+            f"{what} reached {got:g}, the target {want:g}"
+            for what, got, want, worse in (
+                ("k", reached.k, stated.k, reached.k < stated.k),
+                ("t", reached_t, stated.t, reached_t > stated.t + 1e-12),
+            )
+            if worse
+        ]
         return replace(reached, reason=_join(*short))
     if stated.claimed in PRIVACY_NOTIONS:
         bounds = view.computed_once("data_caveat", lambda: data_caveat(view))
         categorical = any(a.categorical for a in view.protected_attributes)
-        caveat = _join(stated.caveat, None if strict_bounds else bounds,
-                       EXPONENTIAL_FLOAT if categorical and method.draws_laplace else None,
-                       SEEDED if seeded and method.randomized else None)
+        caveat = _join(
+            stated.caveat,
+            None if strict_bounds else bounds,
+            EXPONENTIAL_FLOAT if categorical and method.draws_laplace else None,
+            SEEDED if seeded and method.randomized else None,
+        )
         if strict_bounds and bounds:
-            return replace(stated, notion=NONE, notion_epsilon=None, caveat=caveat,
-                           reason=_join(stated.reason if stated.notion == NONE else None,
-                                        f"{DATA_BOUNDS} ({bounds})"))
+            return replace(
+                stated,
+                notion=NONE,
+                notion_epsilon=None,
+                caveat=caveat,
+                reason=_join(
+                    stated.reason if stated.notion == NONE else None, f"{DATA_BOUNDS} ({bounds})"
+                ),
+            )
         return replace(stated, caveat=caveat)
     return stated
 
@@ -310,8 +381,10 @@ def stated(name: str) -> str:
     symbol = {0.5: "ε/m", 1.0: "ε", 2.0: "m·ε"}
     text = f"claims {given.claimed}"
     if given.epsilon_per_attribute is not None:
-        text += (f": {symbol[given.epsilon_per_attribute]} per attribute, "
-                 f"{symbol[given.epsilon_total]} in total")
+        text += (
+            f": {symbol[given.epsilon_per_attribute]} per attribute, "
+            f"{symbol[given.epsilon_total]} in total"
+        )
     elif given.epsilon_total is not None:
         text += f": {symbol[given.epsilon_total]} in total"
     if given.delta is not None:
@@ -319,11 +392,13 @@ def stated(name: str) -> str:
     if given.claimed in PRIVACY_NOTIONS and cls.forms != ("records",):
         holds = []
         for form in cls.forms:
-            made = make_method(name, {"k": 3, "epsilon": 1.0, "t": 0.5},
-                               {**options, "form": form})
+            made = make_method(name, {"k": 3, "epsilon": 1.0, "t": 0.5}, {**options, "form": form})
             shown = guarantee(made, 1 if cls.rows_need_one_attribute else 2)
-            eps = (f" ({symbol.get(shown.notion_epsilon, 'ε')})"
-                   if shown.notion_epsilon is not None else "")
+            eps = (
+                f" ({symbol.get(shown.notion_epsilon, 'ε')})"
+                if shown.notion_epsilon is not None
+                else ""
+            )
             one = " with m = 1" if form == "shuffled_rows" and cls.rows_need_one_attribute else ""
             holds.append(f"{form}{one}: {shown.notion}{eps}")
         text += "; as released: " + ", ".join(holds)

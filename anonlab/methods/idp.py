@@ -64,8 +64,9 @@ def check_numerical(dataset: Dataset, method: str) -> None:
     """iDP masks numerical attributes only (iDP §5 leaves other attributes to future work)."""
     categorical = [a.name for a in dataset.protected_attributes if a.categorical]
     if categorical:
-        raise ParameterError(f"method {method!r} protects numerical attributes only; "
-                             f"{categorical} are categorical")
+        raise ParameterError(
+            f"method {method!r} protects numerical attributes only; {categorical} are categorical"
+        )
 
 
 @dataclass(frozen=True)
@@ -102,16 +103,19 @@ class ClusterNoise(Method):
     budget: str = BUDGETS[0]
     remainder: str = REMAINDERS[0]
     axes: ClassVar[tuple[str, ...]] = ("k", "epsilon")
-    option_choices: ClassVar[dict[str, tuple[str, ...]]] = {"budget": BUDGETS,
-                                                            "remainder": REMAINDERS}
+    option_choices: ClassVar[dict[str, tuple[str, ...]]] = {
+        "budget": BUDGETS,
+        "remainder": REMAINDERS,
+    }
 
     def check_dataset(self, dataset: Dataset) -> None:
         check_numerical(dataset, self.name)
         check_int(self.k, "k", 1, dataset.n)
 
     @abstractmethod
-    def centroids_and_sensitivity(self, ranking: IndividualRanking, low: np.ndarray,
-                                  high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def centroids_and_sensitivity(
+        self, ranking: IndividualRanking, low: np.ndarray, high: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``(p, m)`` centroids and the ``(p, m)`` sensitivity of each."""
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
@@ -119,19 +123,24 @@ class ClusterNoise(Method):
         attrs = dataset.protected_attributes
         low = np.array([a.domain[0] for a in attrs], dtype=float)
         high = np.array([a.domain[1] for a in attrs], dtype=float)
-        ranking = individual_ranking(dataset.protected_values, self.k,
-                                     dataset.sorted_protected, self.remainder)
+        ranking = individual_ranking(
+            dataset.protected_values, self.k, dataset.sorted_protected, self.remainder
+        )
         # the sensitivities divide by each cluster's own size |C_j| (ranking.sizes)
         centroids, sensitivity = self.centroids_and_sensitivity(ranking, low, high)
         # iDP §3.1: ε = Σ ε_a (ε_a = ε/m, or ε under budget=per_attribute);
         # Algorithm 1 line 11: Laplace(0, Δc_j^a/ε_a)
-        mechanism = LaplaceMechanism(sensitivity,
-                                     attribute_epsilon(self.epsilon, len(attrs), self.budget),
-                                     self.sampler)
+        mechanism = LaplaceMechanism(
+            sensitivity, attribute_epsilon(self.epsilon, len(attrs), self.budget), self.sampler
+        )
         # iDP Algorithm 1 line 12: every record of the cluster gets the same noisy centroid
         noisy = np.take_along_axis(mechanism.randomise(centroids, rng), ranking.labels, axis=0)
-        return Release(dataset, postprocess(dataset, noisy, noisy=False), labels=ranking.labels,
-                       scale=np.asarray(mechanism.scale))
+        return Release(
+            dataset,
+            postprocess(dataset, noisy, noisy=False),
+            labels=ranking.labels,
+            scale=np.asarray(mechanism.scale),
+        )
 
 
 @dataclass(frozen=True)
@@ -140,8 +149,9 @@ class DpUm(ClusterNoise):
 
     name: ClassVar[str] = "dp_um"
 
-    def centroids_and_sensitivity(self, ranking: IndividualRanking, low: np.ndarray,
-                                  high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def centroids_and_sensitivity(
+        self, ranking: IndividualRanking, low: np.ndarray, high: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         return ranking.centroids, centroid_global_sensitivity(high - low, ranking.sizes)
 
 
@@ -151,10 +161,12 @@ class IdpLs(ClusterNoise):
 
     name: ClassVar[str] = "idp_ls"
 
-    def centroids_and_sensitivity(self, ranking: IndividualRanking, low: np.ndarray,
-                                  high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def centroids_and_sensitivity(
+        self, ranking: IndividualRanking, low: np.ndarray, high: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         return ranking.centroids, centroid_local_sensitivity(
-            ranking.smallest(0), ranking.largest(0), low, high, ranking.sizes)
+            ranking.smallest(0), ranking.largest(0), low, high, ranking.sizes
+        )
 
 
 @dataclass(frozen=True)
@@ -168,15 +180,19 @@ class IdpCbls(ClusterNoise):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.k < CBLS_MIN_K:
-            raise ParameterError(f"method 'idp_cbls' needs k >= {CBLS_MIN_K} (iDP Proposition 3:"
-                                 f" clusters of at least three values), got k={self.k}")
+            raise ParameterError(
+                f"method 'idp_cbls' needs k >= {CBLS_MIN_K} (iDP Proposition 3:"
+                f" clusters of at least three values), got k={self.k}"
+            )
 
-    def centroids_and_sensitivity(self, ranking: IndividualRanking, low: np.ndarray,
-                                  high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def centroids_and_sensitivity(
+        self, ranking: IndividualRanking, low: np.ndarray, high: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         smallest = tuple(ranking.smallest(r) for r in range(3))
         largest = tuple(ranking.largest(r) for r in range(3))
         return preprocessed_centroids(ranking), cluster_based_local_sensitivity(
-            smallest, largest, ranking.sizes)
+            smallest, largest, ranking.sizes
+        )
 
 
 @dataclass(frozen=True)

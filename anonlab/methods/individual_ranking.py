@@ -28,16 +28,20 @@ from anonlab.semantics import order_path_sensitivity
 from anonlab.validation import check_int
 
 
-def _categorical_clusters(dataset: Dataset, k: int,
-                          remainder: str = "last") -> dict[int, np.ndarray]:
+def _categorical_clusters(
+    dataset: Dataset, k: int, remainder: str = "last"
+) -> dict[int, np.ndarray]:
     """Individual-ranking cluster of each record, per categorical attribute position."""
     attrs, values = dataset.protected_attributes, dataset.protected_values
-    return {j: ranking_clusters(attrs[j].taxonomy, codes_of(values, j), k, remainder)
-            for j in split_kinds(dataset)[1]}
+    return {
+        j: ranking_clusters(attrs[j].taxonomy, codes_of(values, j), k, remainder)
+        for j in split_kinds(dataset)[1]
+    }
 
 
-def _numeric_ranking(dataset: Dataset, numeric: list[int], k: int,
-                     remainder: str) -> IndividualRanking:
+def _numeric_ranking(
+    dataset: Dataset, numeric: list[int], k: int, remainder: str
+) -> IndividualRanking:
     """Individual ranking of the numerical protected attributes (positions ``numeric``),
     from the data set's cached sort; with every attribute numerical, neither the values
     nor the sort are copied."""
@@ -46,8 +50,13 @@ def _numeric_ranking(dataset: Dataset, numeric: list[int], k: int,
     return individual_ranking(subset, k, dataset.sorted_protected.columns(numeric), remainder)
 
 
-def _labels(shape: tuple[int, int], numeric: list[int], order: np.ndarray, sizes: np.ndarray,
-            categorical: dict[int, np.ndarray]) -> np.ndarray:
+def _labels(
+    shape: tuple[int, int],
+    numeric: list[int],
+    order: np.ndarray,
+    sizes: np.ndarray,
+    categorical: dict[int, np.ndarray],
+) -> np.ndarray:
     """The release's ``(n, m)`` 32-bit labels: the individual-ranking clusters of the
     numerical attributes (at positions ``numeric``, cut from their sort ``order`` into
     ``sizes``) and the ``categorical`` ones ({position: clusters})."""
@@ -61,8 +70,9 @@ def _labels(shape: tuple[int, int], numeric: list[int], order: np.ndarray, sizes
     return labels
 
 
-def _labelling(dataset: Dataset, ranking: IndividualRanking | None,
-               categorical: dict[int, np.ndarray]) -> Callable[[], np.ndarray]:
+def _labelling(
+    dataset: Dataset, ranking: IndividualRanking | None, categorical: dict[int, np.ndarray]
+) -> Callable[[], np.ndarray]:
     """Computes the release's labels on demand, holding the sort's ``order`` (kept by the
     data set anyway) and the cluster sizes, not the ranking's centroids."""
     numeric = split_kinds(dataset)[0]
@@ -104,8 +114,9 @@ class IndividualRankingMethod(Method):
             released[:, j] = centroid_codes(taxonomy, codes_of(values, j), clusters)[clusters]
         labelling = _labelling(dataset, ranking, categorical)
         del ranking  # its centroids are not held while the release is post-processed
-        return Release(dataset, postprocess(dataset, released, noisy=False, in_place=True),
-                       labelling=labelling)
+        return Release(
+            dataset, postprocess(dataset, released, noisy=False, in_place=True), labelling=labelling
+        )
 
 
 @dataclass(frozen=True)
@@ -147,8 +158,9 @@ class IndividualRankingLaplace(Method):
             widths = np.array([attrs[j].width for j in numeric])
             # DP-IR Alg. 1 step 2 with §3.3 item 2: sensitivity Δ(A_i)/k (Lemma 1); every
             # `remainder` option keeps each cluster at ≥ k records, as Lemma 1 needs
-            mechanism = LaplaceMechanism(individual_ranking_sensitivity(widths, k), budget,
-                                         self.sampler)
+            mechanism = LaplaceMechanism(
+                individual_ranking_sensitivity(widths, k), budget, self.sampler
+            )
             # DP-IR Alg. 1 note: the same draw for all repeated centroid values of a cluster
             # (drawn into the ranking's own centroids, which only this call holds)
             mechanism.randomise(ranking.centroids, rng, out=ranking.centroids)
@@ -158,10 +170,20 @@ class IndividualRankingLaplace(Method):
         for j, clusters in categorical.items():
             taxonomy = attrs[j].taxonomy
             # DP-IR Alg. 2 with Δ(q) the order-path bound (docs/reproduction-notes.md)
-            chosen = private_centroid_codes(taxonomy, codes_of(values, j), clusters, budget,
-                                            order_path_sensitivity(taxonomy), rng)
+            chosen = private_centroid_codes(
+                taxonomy,
+                codes_of(values, j),
+                clusters,
+                budget,
+                order_path_sensitivity(taxonomy),
+                rng,
+            )
             noisy[:, j] = chosen[clusters]
         labelling = _labelling(dataset, ranking, categorical)
         del ranking  # its centroids are not held while the release is post-processed
-        return Release(dataset, postprocess(dataset, noisy, noisy=True, in_place=True),
-                       scale=scale, labelling=labelling)
+        return Release(
+            dataset,
+            postprocess(dataset, noisy, noisy=True, in_place=True),
+            scale=scale,
+            labelling=labelling,
+        )

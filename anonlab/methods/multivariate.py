@@ -37,8 +37,10 @@ def _insensitive_clusters(dataset: Dataset, k: int) -> np.ndarray:
     """Groups of k in the insensitive order, which depends on the data set only and is
     sorted once per data set view (as its sorted columns are)."""
     m = len(dataset.protected)
-    order = dataset.computed_once("insensitive order", lambda: domain_order(
-        _order_coordinates(dataset), np.zeros(m), np.ones(m)))
+    order = dataset.computed_once(
+        "insensitive order",
+        lambda: domain_order(_order_coordinates(dataset), np.zeros(m), np.ones(m)),
+    )
     return labels_in_order(order, k)
 
 
@@ -73,14 +75,18 @@ class Mdav(Method):
         """MDAV averages records (Euclidean distances, means): numerical attributes only."""
         categorical = [a.name for a in dataset.protected_attributes if a.categorical]
         if categorical:
-            raise ParameterError(f"method 'mdav' handles numerical attributes only; the "
-                                 f"protected attribute(s) {categorical} are categorical "
-                                 "(imdav handles them)")
+            raise ParameterError(
+                f"method 'mdav' handles numerical attributes only; the "
+                f"protected attribute(s) {categorical} are categorical "
+                "(imdav handles them)"
+            )
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         if split_kinds(dataset)[1]:
-            raise ParameterError("mdav handles numerical attributes only; the protected "
-                                 "attributes include categorical ones")
+            raise ParameterError(
+                "mdav handles numerical attributes only; the protected "
+                "attributes include categorical ones"
+            )
         values = dataset.protected_values
         labels = mdav(values, check_int(self.k, "k", 1, dataset.n))
         released = postprocess(dataset, cluster_means(values, labels)[labels], noisy=False)
@@ -142,18 +148,27 @@ class ImdavLaplace(Method):
             width = np.array([attrs[j].width for j in numeric])
             # DP-IR §2.4: sensitivity (n/k)·Δ(A_i)/k
             mechanism = LaplaceMechanism(
-                insensitive_microaggregation_sensitivity(width, n_clusters, k), budget,
-                self.sampler)
+                insensitive_microaggregation_sensitivity(width, n_clusters, k), budget, self.sampler
+            )
             noisy[:, numeric] = mechanism.randomise(centroids[:, numeric], rng)
             scale[numeric] = mechanism.scale
         for j in categorical:
             taxonomy = attrs[j].taxonomy
             # [17]: every cluster may swap one value, so Δ(q) = (n/k)·max|δ(a,c) − δ(b,c)|
             noisy[:, j] = private_centroid_codes(
-                taxonomy, codes_of(values, j), labels, budget,
-                n_clusters * value_change_sensitivity(taxonomy), rng)
-        return Release(dataset, postprocess(dataset, noisy[labels], noisy=True),
-                       labels=_record_labels(labels, m), scale=scale)
+                taxonomy,
+                codes_of(values, j),
+                labels,
+                budget,
+                n_clusters * value_change_sensitivity(taxonomy),
+                rng,
+            )
+        return Release(
+            dataset,
+            postprocess(dataset, noisy[labels], noisy=True),
+            labels=_record_labels(labels, m),
+            scale=scale,
+        )
 
 
 @dataclass(frozen=True)

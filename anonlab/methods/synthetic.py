@@ -99,6 +99,7 @@ log = logging.getLogger(__name__)
 
 # --- privacy accounting -------------------------------------------------------------
 
+
 def cdp_delta(rho: float, epsilon: float) -> float:
     """δ of the (ε, δ)-DP that ρ-zCDP implies, by Canonne, Kamath & Steinke (2020,
     "The Discrete Gaussian for Differential Privacy", Corollary 13):
@@ -115,8 +116,9 @@ def cdp_delta(rho: float, epsilon: float) -> float:
         else:
             high = alpha
     alpha = (low + high) / 2
-    log_delta = ((alpha - 1) * (alpha * rho - epsilon) + alpha * math.log1p(-1 / alpha)
-                 - math.log(alpha - 1))  # CKS Cor. 13
+    log_delta = (
+        (alpha - 1) * (alpha * rho - epsilon) + alpha * math.log1p(-1 / alpha) - math.log(alpha - 1)
+    )  # CKS Cor. 13
     return min(math.exp(log_delta), 1.0)
 
 
@@ -145,7 +147,7 @@ def gaussian_sigma(rho: float) -> float:
 
 def gaussian_rho(sigma: float) -> float:
     """ρ of a Gaussian measurement of one count vector with σ: Δ₂²/(2σ²), Δ₂² = 2."""
-    return SENSITIVITY_SQ / (2 * sigma ** 2)
+    return SENSITIVITY_SQ / (2 * sigma**2)
 
 
 def exponential_epsilon(rho: float) -> float:
@@ -155,6 +157,7 @@ def exponential_epsilon(rho: float) -> float:
 
 
 # --- encoding -----------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class _Encoding:
@@ -200,8 +203,9 @@ class _Encoding:
         codes = np.column_stack(columns) if columns else np.empty((dataset.n, 0), np.int64)
         return cls(codes, tuple(sizes), classes)
 
-    def decode(self, dataset: Dataset, codes: np.ndarray,
-               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+    def decode(
+        self, dataset: Dataset, codes: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         """Released values (n × m, before post-processing) and class labels of synthetic
         ``codes``: a uniform draw within each numerical bin (among its integers for an
         integer attribute), the code itself for a categorical attribute."""
@@ -242,6 +246,7 @@ def _marginal(codes: np.ndarray, sizes: tuple[int, ...], clique: tuple[int, ...]
 
 # --- the fitted model, in NumPy -----------------------------------------------------
 
+
 def logsumexp(table: np.ndarray, axis: int | tuple[int, ...] | None = None) -> np.ndarray:
     """log Σ exp over ``axis`` (all axes by default), shifted by the maximum."""
     top = np.max(table, axis=axis, keepdims=True)
@@ -259,8 +264,9 @@ def _aligned(table: np.ndarray, attrs: tuple[int, ...], target: tuple[int, ...])
     return np.transpose(table, order).reshape(shape)
 
 
-def _sum_to(table: np.ndarray, attrs: tuple[int, ...], keep: tuple[int, ...],
-            log: bool = False) -> np.ndarray:
+def _sum_to(
+    table: np.ndarray, attrs: tuple[int, ...], keep: tuple[int, ...], log: bool = False
+) -> np.ndarray:
     """``table`` over ``attrs`` summed (log: log-sum-exp) to ``keep``, in ``keep``'s order."""
     axes = tuple(i for i, a in enumerate(attrs) if a not in keep)
     reduced = logsumexp(table, axis=axes) if log else table.sum(axis=axes)
@@ -305,7 +311,8 @@ class _TreeModel:
             attrs = tuple(factor.domain.attributes)
             home = next(c for c in self.order if set(attrs) <= set(c))
             log_table[home] = log_table[home] + _aligned(
-                np.asarray(factor.values, dtype=np.float64), attrs, home)
+                np.asarray(factor.values, dtype=np.float64), attrs, home
+            )
         self.marginals = self._calibrate(log_table, total)
 
     def _calibrate(self, log_table: dict, total: float) -> dict:
@@ -330,12 +337,12 @@ class _TreeModel:
         for node in reversed(self.order):  # collect towards the roots
             up = self.parent[node]
             if up is not None:
-                message[node, up] = _sum_to(incoming(node, up), node, separator(node, up),
-                                            log=True)
+                message[node, up] = _sum_to(incoming(node, up), node, separator(node, up), log=True)
         for node in self.order:  # distribute back to the leaves
             for child in children[node]:
-                message[node, child] = _sum_to(incoming(node, child), node,
-                                               separator(node, child), log=True)
+                message[node, child] = _sum_to(
+                    incoming(node, child), node, separator(node, child), log=True
+                )
         marginals = {}
         for node in self.order:
             belief = incoming(node, None)
@@ -375,9 +382,12 @@ class _TreeModel:
             sep = tuple(x for x in node if x in path[i - 1])
             joint = self.marginals[node]
             denominator = _aligned(_sum_to(joint, node, sep), sep, node)
-            conditional = np.divide(joint, np.broadcast_to(denominator, joint.shape),
-                                    out=np.zeros_like(joint),
-                                    where=np.broadcast_to(denominator, joint.shape) > 0)
+            conditional = np.divide(
+                joint,
+                np.broadcast_to(denominator, joint.shape),
+                out=np.zeros_like(joint),
+                where=np.broadcast_to(denominator, joint.shape) > 0,
+            )
             span = tuple(dict.fromkeys((*carried, *node)))
             product = _aligned(table, carried, span) * _aligned(conditional, node, span)
             following = path[i + 1] if i + 1 < len(path) else None
@@ -403,11 +413,13 @@ class _TreeModel:
             new = tuple(x for x in node if x not in sep)
             table = _sum_to(self.marginals[node], node, (*sep, *new))
             table = table.reshape(math.prod(self.sizes[x] for x in sep), -1)
-            given = np.ravel_multi_index(tuple(codes[:, x] for x in sep),
-                                         [self.sizes[x] for x in sep])
+            given = np.ravel_multi_index(
+                tuple(codes[:, x] for x in sep), [self.sizes[x] for x in sep]
+            )
             drawn = _conditional_draw(table, given, rng)
-            for x, column in zip(new, np.unravel_index(drawn, [self.sizes[x] for x in new]),
-                                 strict=True):
+            for x, column in zip(
+                new, np.unravel_index(drawn, [self.sizes[x] for x in new]), strict=True
+            ):
                 codes[:, x] = column
         return codes
 
@@ -428,8 +440,7 @@ def _round_counts(weights: np.ndarray, n: int, rng: np.random.Generator) -> np.n
     return rng.permutation(cells)
 
 
-def _conditional_draw(table: np.ndarray, given: np.ndarray,
-                      rng: np.random.Generator) -> np.ndarray:
+def _conditional_draw(table: np.ndarray, given: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One column index of ``table`` (rows: separator values) per record, drawn from the
     row ``given`` normalised; the records sharing a row get stratified uniforms
     (rank + U)/count in a random order, so the row's counts are nearly reproduced."""
@@ -453,6 +464,7 @@ def _conditional_draw(table: np.ndarray, given: np.ndarray,
 
 # --- the mechanisms -----------------------------------------------------------------
 
+
 def _import_mbi() -> Any:
     """mbi, imported on first use (it imports jax: about a second); its import-time
     notes on float32 and jax's compilation cache are silenced (see the module notes)."""
@@ -461,8 +473,7 @@ def _import_mbi() -> Any:
             warnings.simplefilter("ignore", UserWarning)
             import mbi
     except ImportError:  # pragma: no cover - checked by check_dataset first
-        raise ParameterError(f"methods 'mst' and 'aim' need private-pgm: {SYNTH_EXTRA}") \
-            from None
+        raise ParameterError(f"methods 'mst' and 'aim' need private-pgm: {SYNTH_EXTRA}") from None
     return mbi
 
 
@@ -486,10 +497,12 @@ class _Measurements:
         noisy = counts + rng.normal(0.0, sigma, counts.size)
         if clique in self.log:
             earlier = self.log[clique]
-            precision = 1 / earlier.stddev ** 2 + 1 / sigma ** 2
-            noisy = (np.asarray(earlier.noisy_measurement, dtype=float) / earlier.stddev ** 2
-                     + noisy / sigma ** 2) / precision
-            sigma = precision ** -0.5
+            precision = 1 / earlier.stddev**2 + 1 / sigma**2
+            noisy = (
+                np.asarray(earlier.noisy_measurement, dtype=float) / earlier.stddev**2
+                + noisy / sigma**2
+            ) / precision
+            sigma = precision**-0.5
         self.log[clique] = self.mbi.LinearMeasurement(noisy, clique, stddev=sigma)
 
     def fit(self, total: int, iters: int, warm: Any = None, fixed_step: bool = False) -> Any:
@@ -507,8 +520,9 @@ class _Measurements:
             loss = self.mbi.marginal_loss.from_linear_measurements(measurements, self.domain)
             step = 2.0 / (float(loss.lipschitz) * total)
         estimator = self.mbi.estimation.MirrorDescent(stepsize=step)
-        return estimator.estimate(self.domain, measurements, known_total=float(total),
-                                  iters=iters, warm_start=warm)
+        return estimator.estimate(
+            self.domain, measurements, known_total=float(total), iters=iters, warm_start=warm
+        )
 
 
 def _compress(mbi: Any, measured: _Measurements) -> tuple[_Measurements, list[np.ndarray]]:
@@ -522,17 +536,18 @@ def _compress(mbi: Any, measured: _Measurements) -> tuple[_Measurements, list[np
         kept = np.asarray(measurement.noisy_measurement) >= COMPRESS_SIGMAS * measurement.stddev
         mappings.append(np.where(kept, np.cumsum(kept) - 1, int(kept.sum())).astype(np.int64))
     sizes = tuple(int(mapping.max()) + 1 for mapping in mappings)
-    codes = np.column_stack([mapping[measured.codes[:, a]]
-                             for a, mapping in enumerate(mappings)])
+    codes = np.column_stack([mapping[measured.codes[:, a]] for a, mapping in enumerate(mappings)])
     compressed = _Measurements(mbi, codes, sizes)
     merged = {a: mapping for a, mapping in enumerate(mappings) if sizes[a] < len(mapping)}
-    compressed.log = {clique: m.compress(merged, measured.domain)
-                      for clique, m in measured.log.items()}
+    compressed.log = {
+        clique: m.compress(merged, measured.domain) for clique, m in measured.log.items()
+    }
     return compressed, mappings
 
 
-def _decompress(codes: np.ndarray, mappings: list[np.ndarray],
-                rng: np.random.Generator) -> np.ndarray:
+def _decompress(
+    codes: np.ndarray, mappings: list[np.ndarray], rng: np.random.Generator
+) -> np.ndarray:
     """Original codes of compressed ``codes``: a merged value becomes one of its original
     values uniformly at random (MST script ``reverse_data``, on our generator)."""
     out = np.empty_like(codes)
@@ -545,8 +560,9 @@ def _decompress(codes: np.ndarray, mappings: list[np.ndarray],
     return out
 
 
-def run_mst(codes: np.ndarray, sizes: tuple[int, ...], rho: float,
-            rng: np.random.Generator) -> np.ndarray:
+def run_mst(
+    codes: np.ndarray, sizes: tuple[int, ...], rho: float, rng: np.random.Generator
+) -> np.ndarray:
     """MST (McKenna et al. 2021, Algorithm MST) on discrete ``codes`` at ρ-zCDP for
     replaced-record neighbours; returns ``len(codes)`` synthetic records."""
     mbi = _import_mbi()
@@ -573,15 +589,19 @@ def run_mst(codes: np.ndarray, sizes: tuple[int, ...], rho: float,
     return _decompress(model.sample(n, rng), mappings, rng)
 
 
-def _mst_select(measured: _Measurements, independent: _TreeModel, mappings: list[np.ndarray],
-                rho: float, rng: np.random.Generator) -> list[tuple[int, int]]:
+def _mst_select(
+    measured: _Measurements,
+    independent: _TreeModel,
+    mappings: list[np.ndarray],
+    rho: float,
+    rng: np.random.Generator,
+) -> list[tuple[int, int]]:
     """MST's private maximum spanning tree (Algorithm MST, ``select``): Kruskal's
     algorithm where each of the d − 1 edges is an exponential-mechanism choice among the
     pairs joining two components, quality the L1 error ‖x_ab − x̂_ab‖₁ on the compressed
     domain of the one-way model's estimate (its cells merged as the domain is)."""
     d = len(measured.sizes)
-    merge = [np.eye(size)[mapping] for size, mapping in zip(measured.sizes, mappings,
-                                                           strict=True)]
+    merge = [np.eye(size)[mapping] for size, mapping in zip(measured.sizes, mappings, strict=True)]
     pairs = list(itertools.combinations(range(d), 2))
     error = np.empty(len(pairs))
     for i, (a, b) in enumerate(pairs):
@@ -607,8 +627,9 @@ def _mst_select(measured: _Measurements, independent: _TreeModel, mappings: list
     return edges
 
 
-def run_aim(codes: np.ndarray, sizes: tuple[int, ...], rho: float,
-            rng: np.random.Generator) -> np.ndarray:
+def run_aim(
+    codes: np.ndarray, sizes: tuple[int, ...], rho: float, rng: np.random.Generator
+) -> np.ndarray:
     """AIM (McKenna et al. 2022, §4, Algorithm 1) on discrete ``codes`` at ρ-zCDP for
     replaced-record neighbours, workload all 2-way marginals with weight 1 (the script's
     default); returns ``len(codes)`` synthetic records."""
@@ -618,8 +639,15 @@ def run_aim(codes: np.ndarray, sizes: tuple[int, ...], rho: float,
     n, d = codes.shape
     workload = list(itertools.combinations(range(d), 2)) or [(0,)]
     # AIM §4: candidates are the workload's downward closure, weight w_r = Σ_s |r ∩ s|
-    closure = sorted({sub for cl in workload for k in range(1, len(cl) + 1)
-                      for sub in itertools.combinations(cl, k)}, key=lambda c: (len(c), c))
+    closure = sorted(
+        {
+            sub
+            for cl in workload
+            for k in range(1, len(cl) + 1)
+            for sub in itertools.combinations(cl, k)
+        },
+        key=lambda c: (len(c), c),
+    )
     weight = {r: float(sum(len(set(r) & set(s)) for s in workload)) for r in closure}
     answers = {r: _marginal(codes, sizes, r) for r in closure}
     measured = _Measurements(mbi, codes, sizes)
@@ -634,29 +662,46 @@ def run_aim(codes: np.ndarray, sizes: tuple[int, ...], rho: float,
     fitted = measured.fit(n, AIM_ITERS)
     model = _TreeModel(fitted, sizes, n)
     while True:
-        last = rho - used < 2 * (gaussian_rho(sigma) + epsilon ** 2 / 8)
+        last = rho - used < 2 * (gaussian_rho(sigma) + epsilon**2 / 8)
         if last:  # AIM Algorithm 1: the last round spends what remains, 0.9/0.1 as before
             remaining = rho - used
             sigma = math.sqrt(SENSITIVITY_SQ / (2 * 0.9 * remaining))
             epsilon = exponential_epsilon(0.1 * remaining)
-        used += epsilon ** 2 / 8 + gaussian_rho(sigma)
+        used += epsilon**2 / 8 + gaussian_rho(sigma)
         # AIM §4: candidates whose model stays within the size cap scaled by ρ used / ρ,
         # or already inside the model
         limit = AIM_MAX_MODEL_SIZE * used / rho
-        inside = {sub for cl in fitted.potentials.cliques for k in range(1, len(cl) + 1)
-                  for sub in itertools.combinations(cl, k)}
+        inside = {
+            sub
+            for cl in fitted.potentials.cliques
+            for k in range(1, len(cl) + 1)
+            for sub in itertools.combinations(cl, k)
+        }
         cliques = [tuple(c) for c in fitted.potentials.cliques]
-        candidates = [r for r in closure if r in inside or junction_tree.hypothetical_model_size(
-            measured.domain, [*cliques, r]) <= limit]
+        candidates = [
+            r
+            for r in closure
+            if r in inside
+            or junction_tree.hypothetical_model_size(measured.domain, [*cliques, r]) <= limit
+        ]
         # AIM §4 quality: w_r·(‖x_r − x̂_r‖₁ − √(2/π)·σ·n_r), sensitivity 2·max w_r here
-        quality = np.array([weight[r] * (np.abs(answers[r] - model.project(r)).sum()
-                                         - math.sqrt(2 / math.pi) * sigma * answers[r].size)
-                            for r in candidates])
-        mechanism = ExponentialMechanism(epsilon,
-                                         L1_SENSITIVITY * max(weight[r] for r in candidates))
+        quality = np.array(
+            [
+                weight[r]
+                * (
+                    np.abs(answers[r] - model.project(r)).sum()
+                    - math.sqrt(2 / math.pi) * sigma * answers[r].size
+                )
+                for r in candidates
+            ]
+        )
+        mechanism = ExponentialMechanism(
+            epsilon, L1_SENSITIVITY * max(weight[r] for r in candidates)
+        )
         chosen = candidates[int(mechanism.select(quality, rng)[0])]
-        log.debug("AIM round: measure %s with sigma %.3g, rho used %.3g of %.3g", chosen,
-                  sigma, used, rho)
+        log.debug(
+            "AIM round: measure %s with sigma %.3g, rho used %.3g of %.3g", chosen, sigma, used, rho
+        )
         before = model.project(chosen)
         measured.measure(chosen, sigma, rng)
         fitted = measured.fit(n, AIM_ITERS, warm=fitted)
@@ -665,14 +710,16 @@ def run_aim(codes: np.ndarray, sizes: tuple[int, ...], rho: float,
             break
         # AIM §4 budget annealing: halve σ (and double ε) when the new measurement moved
         # the model less than its expected noise, √(2/π)·σ·n_r
-        if np.abs(model.project(chosen) - before).sum() <= (math.sqrt(2 / math.pi) * sigma
-                                                            * answers[chosen].size):
+        if np.abs(model.project(chosen) - before).sum() <= (
+            math.sqrt(2 / math.pi) * sigma * answers[chosen].size
+        ):
             sigma /= 2
             epsilon *= 2
     return model.sample(n, rng)
 
 
 # --- the registered methods ---------------------------------------------------------
+
 
 def require_mbi() -> None:
     """Raise a :class:`~anonlab.validation.ParameterError` unless mbi is installed
@@ -693,8 +740,10 @@ class _Synthetic(Method):
     partition: ClassVar[str | None] = None
     record_aligned: ClassVar[bool] = False  # synthetic records match no original record
     carries_class: ClassVar[bool] = True  # the class is synthesised with the records
-    option_choices: ClassVar[dict[str, tuple[Any, ...]]] = {"bins": BIN_CHOICES,
-                                                            "delta": DELTA_CHOICES}
+    option_choices: ClassVar[dict[str, tuple[Any, ...]]] = {
+        "bins": BIN_CHOICES,
+        "delta": DELTA_CHOICES,
+    }
 
     def check_dataset(self, dataset: Dataset) -> None:
         require_mbi()
@@ -704,25 +753,32 @@ class _Synthetic(Method):
         for j, attr in enumerate(dataset.protected_attributes):
             size = _attribute_size(attr, self.bins)
             if attr.categorical and values.shape[0] and values[:, j].max() >= size:
-                raise ParameterError(f"method {self.name!r} synthesises the labels of "
-                                     f"taxonomy {attr.taxonomy.name!r}; column {attr.name!r} "
-                                     "also holds inner concepts: map them to labels first")
+                raise ParameterError(
+                    f"method {self.name!r} synthesises the labels of "
+                    f"taxonomy {attr.taxonomy.name!r}; column {attr.name!r} "
+                    "also holds inner concepts: map them to labels first"
+                )
 
     @property
     def rho(self) -> float:
         """The zCDP ρ the mechanism spends (:func:`zcdp_rho` of ε and δ)."""
         return zcdp_rho(self.epsilon, self.delta)
 
-    def synthesize(self, codes: np.ndarray, sizes: tuple[int, ...],
-                   rng: np.random.Generator) -> np.ndarray:
+    def synthesize(
+        self, codes: np.ndarray, sizes: tuple[int, ...], rng: np.random.Generator
+    ) -> np.ndarray:
         raise NotImplementedError
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         encoding = _Encoding.of(dataset, self.bins)
         synthetic = self.synthesize(encoding.codes, encoding.sizes, rng)
         values, target = encoding.decode(dataset, synthetic, rng)
-        return Release(dataset, postprocess(dataset, values, noisy=True, in_place=True),
-                       target=target, record_aligned=False)
+        return Release(
+            dataset,
+            postprocess(dataset, values, noisy=True, in_place=True),
+            target=target,
+            record_aligned=False,
+        )
 
 
 @dataclass(frozen=True)
@@ -736,8 +792,9 @@ class Mst(_Synthetic):
 
     name: ClassVar[str] = "mst"
 
-    def synthesize(self, codes: np.ndarray, sizes: tuple[int, ...],
-                   rng: np.random.Generator) -> np.ndarray:
+    def synthesize(
+        self, codes: np.ndarray, sizes: tuple[int, ...], rng: np.random.Generator
+    ) -> np.ndarray:
         return run_mst(codes, sizes, self.rho, rng)
 
 
@@ -751,6 +808,7 @@ class Aim(_Synthetic):
 
     name: ClassVar[str] = "aim"
 
-    def synthesize(self, codes: np.ndarray, sizes: tuple[int, ...],
-                   rng: np.random.Generator) -> np.ndarray:
+    def synthesize(
+        self, codes: np.ndarray, sizes: tuple[int, ...], rng: np.random.Generator
+    ) -> np.ndarray:
         return run_aim(codes, sizes, self.rho, rng)

@@ -32,12 +32,13 @@ Algorithm = Callable[..., np.ndarray]  # (qi, confidential, k, t[, ground]) -> l
 def roles(dataset: Dataset) -> tuple[list[int], str]:
     """Positions (among the protected attributes) of the numerical quasi-identifiers, and
     the name of the single confidential attribute."""
-    qis = [j for j, a in enumerate(dataset.protected_attributes)
-           if a.role == "quasi_identifier"]
+    qis = [j for j, a in enumerate(dataset.protected_attributes) if a.role == "quasi_identifier"]
     confidential = [a.name for a in dataset.attributes if a.role == "confidential"]
     if not qis or len(confidential) != 1:
-        raise ParameterError(f"dataset {dataset.name!r} needs quasi-identifiers and exactly "
-                             "one confidential attribute (dataset.roles) for t-closeness")
+        raise ParameterError(
+            f"dataset {dataset.name!r} needs quasi-identifiers and exactly "
+            "one confidential attribute (dataset.roles) for t-closeness"
+        )
     if any(dataset.protected_attributes[j].categorical for j in qis):
         raise ParameterError("t-closeness methods handle numerical quasi-identifiers only")
     return qis, confidential[0]
@@ -62,12 +63,14 @@ class TCloseness(Method):
         of the quasi-identifiers (TCM §4) and the ordered EMD of the confidential
         attribute (TCM §2.2) are defined on numbers only."""
         for attr in dataset.attributes:
-            used = attr.role == "confidential" or (attr.role == "quasi_identifier"
-                                                   and attr.name in dataset.protected)
+            used = attr.role == "confidential" or (
+                attr.role == "quasi_identifier" and attr.name in dataset.protected
+            )
             if attr.categorical and used:
                 raise ParameterError(
                     f"method {self.name!r} handles numerical attributes only; the "
-                    f"{attr.role.replace('_', '-')} {attr.name!r} is categorical")
+                    f"{attr.role.replace('_', '-')} {attr.name!r} is categorical"
+                )
         roles(dataset)
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
@@ -75,12 +78,20 @@ class TCloseness(Method):
         values = dataset.protected_values
         qi = values[:, qis]
         ground = {"ground": self.ground} if type(self).computes_emd else {}
-        labels = type(self).algorithm(qi, dataset.frame[confidential].to_numpy(dtype=float),
-                                      check_int(self.k, "k", 1, dataset.n), self.t, **ground)
+        labels = type(self).algorithm(
+            qi,
+            dataset.frame[confidential].to_numpy(dtype=float),
+            check_int(self.k, "k", 1, dataset.n),
+            self.t,
+            **ground,
+        )
         released = np.array(values, copy=True)
         released[:, qis] = cluster_means(qi, labels)[labels]  # centroids replace the QIs
-        return Release(dataset, postprocess(dataset, released, noisy=False),
-                       labels=np.repeat(labels[:, None], values.shape[1], axis=1))
+        return Release(
+            dataset,
+            postprocess(dataset, released, noisy=False),
+            labels=np.repeat(labels[:, None], values.shape[1], axis=1),
+        )
 
 
 @dataclass(frozen=True)

@@ -24,15 +24,32 @@ from anonlab.validation import ParameterError, check_choice
 __all__ = ["METRICS", "AttributeMetric", "ReleaseMetric", "get_attribute_metric", "get_metric"]
 
 METRICS: dict[str, AttributeMetric | ReleaseMetric] = {
-    m.name: m for m in (RE, JSD, VARIANCE_CHANGE, SSE, CLUSTER_MIN, CLUSTER_MEAN, MAX_EMD,
-                        SSE_TCM, RUNTIME, SSE_IDP, SSE_IDP_SD, F_MEASURE,
-                        CORRELATION_DIFFERENCE, MARGINAL_TVD, RECORD_LINKAGE, RANK_LINKAGE,
-                        INTERVAL_DISCLOSURE)
+    m.name: m
+    for m in (
+        RE,
+        JSD,
+        VARIANCE_CHANGE,
+        SSE,
+        CLUSTER_MIN,
+        CLUSTER_MEAN,
+        MAX_EMD,
+        SSE_TCM,
+        RUNTIME,
+        SSE_IDP,
+        SSE_IDP_SD,
+        F_MEASURE,
+        CORRELATION_DIFFERENCE,
+        MARGINAL_TVD,
+        RECORD_LINKAGE,
+        RANK_LINKAGE,
+        INTERVAL_DISCLOSURE,
+    )
 }
 
 
-def get_metric(name: str,
-               options: Mapping[str, Any] | None = None) -> AttributeMetric | ReleaseMetric:
+def get_metric(
+    name: str, options: Mapping[str, Any] | None = None
+) -> AttributeMetric | ReleaseMetric:
     """The registered metric called ``name``, with ``options`` (``{option: value}``) set;
     an unknown option or value raises a :class:`~anonlab.validation.ParameterError`
     naming ``options.<name>.<option>``."""
@@ -40,13 +57,13 @@ def get_metric(name: str,
     return metric.with_options(**options) if options else metric
 
 
-def get_attribute_metric(name: str,
-                         options: Mapping[str, Any] | None = None) -> AttributeMetric:
+def get_attribute_metric(name: str, options: Mapping[str, Any] | None = None) -> AttributeMetric:
     """A registered metric defined per attribute (usable in ``metrics_by_attribute``)."""
     metric = get_metric(name, options)
     if not isinstance(metric, AttributeMetric):
-        raise ParameterError(f"metric {name!r} is not defined per attribute; it cannot be in "
-                             "metrics_by_attribute")
+        raise ParameterError(
+            f"metric {name!r} is not defined per attribute; it cannot be in metrics_by_attribute"
+        )
     return metric
 
 

@@ -18,8 +18,16 @@ PerAttribute = Callable[..., np.ndarray]  # (original, released, attributes, **o
 
 #: what a metric may need of the data set view it is computed on and of the method whose
 #: release it measures (a metric's ``requires``), checked by :meth:`_Options.check`
-REQUIREMENTS = ("clusters", "record_partition", "quasi_identifier", "confidential", "target",
-                "numerical", "variance", "record_correspondence")
+REQUIREMENTS = (
+    "clusters",
+    "record_partition",
+    "quasi_identifier",
+    "confidential",
+    "target",
+    "numerical",
+    "variance",
+    "record_correspondence",
+)
 
 
 class _Options:
@@ -41,8 +49,9 @@ class _Options:
         release synthesises its own class."""
         if getattr(method, "record_aligned", True):
             return False
-        return ("record_correspondence" in self.requires
-                or ("target" in self.requires and not getattr(method, "carries_class", False)))
+        return "record_correspondence" in self.requires or (
+            "target" in self.requires and not getattr(method, "carries_class", False)
+        )
 
     def undefined(self, view: Dataset, method: Any) -> bool:
         """Whether the metric is undefined for ``method``'s release of ``view`` by what the
@@ -60,41 +69,58 @@ class _Options:
         for need in self.requires:
             if need in ("record_correspondence", "target") and self.refuses(method):
                 form = getattr(method, "form", "records")
-                what = (f"releases form {form!r}, which keeps no record's place" if
-                        form != "records" else "releases synthetic records that correspond "
-                        "to no original record")
-                raise ParameterError(f"metric {self.name!r} pairs each released record with "
-                                     f"its original; method {method_name!r} {what}: use a "
-                                     "metric of distributions instead (jsd, variance_change, "
-                                     "correlation_difference, marginal_tvd)")
+                what = (
+                    f"releases form {form!r}, which keeps no record's place"
+                    if form != "records"
+                    else "releases synthetic records that correspond to no original record"
+                )
+                raise ParameterError(
+                    f"metric {self.name!r} pairs each released record with "
+                    f"its original; method {method_name!r} {what}: use a "
+                    "metric of distributions instead (jsd, variance_change, "
+                    "correlation_difference, marginal_tvd)"
+                )
             if need == "clusters" and partition is None:
-                raise ParameterError(f"metric {self.name!r} measures clusters, and method "
-                                     f"{method_name!r} does not cluster; drop one of them")
+                raise ParameterError(
+                    f"metric {self.name!r} measures clusters, and method "
+                    f"{method_name!r} does not cluster; drop one of them"
+                )
             if need == "record_partition" and partition != "record":
-                raise ParameterError(f"metric {self.name!r} needs one cluster per record "
-                                     f"(multivariate microaggregation); method {method_name!r} "
-                                     "does not give one")
+                raise ParameterError(
+                    f"metric {self.name!r} needs one cluster per record "
+                    f"(multivariate microaggregation); method {method_name!r} "
+                    "does not give one"
+                )
             if need in ("quasi_identifier", "confidential") and not any(
-                    a.role == need for a in view.attributes):
-                raise ParameterError(f"metric {self.name!r} needs an attribute with role "
-                                     f"{need!r} in dataset {view.name!r}: declare "
-                                     f"dataset.roles={{column: {need}}}")
+                a.role == need for a in view.attributes
+            ):
+                raise ParameterError(
+                    f"metric {self.name!r} needs an attribute with role "
+                    f"{need!r} in dataset {view.name!r}: declare "
+                    f"dataset.roles={{column: {need}}}"
+                )
             if need == "target":
                 check_target(self.name, view)
             if need == "numerical":
                 for attribute in view.protected_attributes:
                     if attribute.categorical:
-                        raise ParameterError(f"metric {self.name!r} is defined for numerical "
-                                             f"attributes; {attribute.name!r} of dataset "
-                                             f"{view.name!r} is categorical")
+                        raise ParameterError(
+                            f"metric {self.name!r} is defined for numerical "
+                            f"attributes; {attribute.name!r} of dataset "
+                            f"{view.name!r} is categorical"
+                        )
             if need == "variance":
-                constant = [a.name for a, v in zip(view.protected_attributes,
-                                                   view.protected_variance, strict=True)
-                            if v == 0 and not a.categorical]
+                constant = [
+                    a.name
+                    for a, v in zip(view.protected_attributes, view.protected_variance, strict=True)
+                    if v == 0 and not a.categorical
+                ]
                 if constant:
-                    raise ParameterError(f"metric {self.name!r} divides by each protected "
-                                         f"attribute's variance; column {constant[0]!r} of "
-                                         f"dataset {view.name!r} is constant")
+                    raise ParameterError(
+                        f"metric {self.name!r} divides by each protected "
+                        f"attribute's variance; column {constant[0]!r} of "
+                        f"dataset {view.name!r} is constant"
+                    )
 
     def with_options(self, **options: Any) -> Any:
         """A copy of the metric with ``options`` set (the others unchanged); an unknown
@@ -128,44 +154,47 @@ class AttributeMetric(_Options):
     against: Callable[[Any, np.ndarray], np.ndarray] | None = field(default=None, hash=False)
     randomized = False  # per-attribute metrics are deterministic (see ReleaseMetric)
 
-    def values(self, original: np.ndarray, released: np.ndarray,
-               attributes: Sequence[Attribute]) -> np.ndarray:
+    def values(
+        self, original: np.ndarray, released: np.ndarray, attributes: Sequence[Attribute]
+    ) -> np.ndarray:
         """The metric of each attribute under the chosen options."""
         return self.per_attribute(original, released, attributes, **self.options)
 
-    def evaluate(self, original: np.ndarray, released: np.ndarray,
-                 attributes: Sequence[Attribute]) -> float:
+    def evaluate(
+        self, original: np.ndarray, released: np.ndarray, attributes: Sequence[Attribute]
+    ) -> float:
         """The metric of ``(n, m)`` original and released matrices of ``attributes``."""
         return float(np.mean(self.values(original, released, attributes)))
 
-    def of_release(self, view: Dataset, release: Release,
-                   rng: np.random.Generator | None = None) -> float:
+    def of_release(
+        self, view: Dataset, release: Release, rng: np.random.Generator | None = None
+    ) -> float:
         """The metric of a :class:`~anonlab.methods.Release` of ``view`` (``rng`` is unused:
         per-attribute metrics are deterministic). The original's part (``reference``) is
         computed once per view."""
         if self.reference is None or self.against is None:
-            return self.evaluate(view.protected_values, release.values,
-                                 view.protected_attributes)
+            return self.evaluate(view.protected_values, release.values, view.protected_attributes)
         options = self.options
         reference = view.computed_once(
             ("metric", self.name, tuple(sorted(options.items()))),
-            lambda: self.reference(view.protected_values, view.protected_attributes, **options))
+            lambda: self.reference(view.protected_values, view.protected_attributes, **options),
+        )
         return float(np.mean(self.against(reference, release.values)))
 
     def by_attribute(
         self, original: pd.DataFrame, released: pd.DataFrame, dataset: Dataset
     ) -> dict[str, float]:
         """The metric of each protected attribute."""
-        values = self.values(*_matrices(original, released, dataset),
-                             dataset.protected_attributes)
+        values = self.values(*_matrices(original, released, dataset), dataset.protected_attributes)
         return {name: float(v) for name, v in zip(dataset.protected, values, strict=True)}
 
     def __call__(self, original: pd.DataFrame, released: pd.DataFrame, dataset: Dataset) -> float:
         return self.evaluate(*_matrices(original, released, dataset), dataset.protected_attributes)
 
 
-def _matrices(original: pd.DataFrame, released: pd.DataFrame,
-              dataset: Dataset) -> tuple[np.ndarray, np.ndarray]:
+def _matrices(
+    original: pd.DataFrame, released: pd.DataFrame, dataset: Dataset
+) -> tuple[np.ndarray, np.ndarray]:
     cols = list(dataset.protected)
     return original[cols].to_numpy(dtype=float), released[cols].to_numpy(dtype=float)
 
@@ -175,17 +204,23 @@ def check_target(metric: str, view: Dataset) -> None:
     (``dataset.target``) with two classes present that is not one of the protected
     attributes (a classifier would be given its own label)."""
     if view.target is None:
-        raise ParameterError(f"metric {metric!r} needs a class: set dataset.target="
-                             "{column: NAME, threshold: NUMBER, labels: [low, high]}")
+        raise ParameterError(
+            f"metric {metric!r} needs a class: set dataset.target="
+            "{column: NAME, threshold: NUMBER, labels: [low, high]}"
+        )
     classes = sorted(map(str, view.target.unique()))
     if len(classes) < 2:
-        raise ParameterError(f"metric {metric!r}: dataset.target.column "
-                             f"{view.target.name!r} gives one class only, {classes}; choose "
-                             "a threshold inside the column's range")
+        raise ParameterError(
+            f"metric {metric!r}: dataset.target.column "
+            f"{view.target.name!r} gives one class only, {classes}; choose "
+            "a threshold inside the column's range"
+        )
     if view.target.name in view.protected:
-        raise ParameterError(f"metric {metric!r}: dataset.target.column {view.target.name!r}"
-                             " is also a protected attribute, so the classifier would be "
-                             "trained on its own class; remove it from dataset.attributes")
+        raise ParameterError(
+            f"metric {metric!r}: dataset.target.column {view.target.name!r}"
+            " is also a protected attribute, so the classifier would be "
+            "trained on its own class; remove it from dataset.attributes"
+        )
 
 
 def domain_arrays(attributes: Sequence[Attribute]) -> tuple[np.ndarray, np.ndarray]:
@@ -195,8 +230,9 @@ def domain_arrays(attributes: Sequence[Attribute]) -> tuple[np.ndarray, np.ndarr
     return low, width
 
 
-def semantic_distances(original: np.ndarray, released: np.ndarray,
-                       attribute: Attribute) -> np.ndarray:
+def semantic_distances(
+    original: np.ndarray, released: np.ndarray, attribute: Attribute
+) -> np.ndarray:
     """δ(original, released) per record of a categorical column (DP-IR Eq. 3)."""
     return attribute.taxonomy.distances[original.astype(np.int64), released.astype(np.int64)]
 
@@ -223,8 +259,9 @@ class ReleaseMetric(_Options):
     #: no single value is exact
     measured: bool = False
 
-    def of_release(self, view: Dataset, release: Release,
-                   rng: np.random.Generator | None = None) -> float | dict[str, float]:
+    def of_release(
+        self, view: Dataset, release: Release, rng: np.random.Generator | None = None
+    ) -> float | dict[str, float]:
         """The metric of ``release``; a randomized metric draws from ``rng``."""
         if self.randomized:
             if rng is None:

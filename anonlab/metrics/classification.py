@@ -19,8 +19,7 @@ def train_size(n: int) -> int:
     return int(np.floor(TRAIN_SHARE * n))
 
 
-def forest_f_measure(view: Dataset, release: Release,
-                     rng: np.random.Generator) -> dict[str, float]:
+def forest_f_measure(view: Dataset, release: Release, rng: np.random.Generator) -> dict[str, float]:
     """F-measure of each class (iDP §4.2): a random forest of :data:`N_TREES` trees is
     trained on the first 66% of the released records with their original class and
     evaluated on the remaining records' ORIGINAL values. Training on the original data
@@ -28,16 +27,18 @@ def forest_f_measure(view: Dataset, release: Release,
     correspondence (synthetic data) carries its own class (``release.target``), which the
     forest is trained on instead."""
     if view.target is None:
-        raise ParameterError(f"metric 'f_measure' needs a class: dataset {view.name!r} has no "
-                             "dataset.target")
+        raise ParameterError(
+            f"metric 'f_measure' needs a class: dataset {view.name!r} has no dataset.target"
+        )
     from sklearn.ensemble import RandomForestClassifier  # imported here: 0.8 s, rarely needed
     from sklearn.metrics import f1_score
 
     split = train_size(view.n)
     classes = sorted(view.target.unique())
     labels = view.target.to_numpy()
-    forest = RandomForestClassifier(n_estimators=N_TREES, n_jobs=1,
-                                    random_state=int(rng.integers(2**31 - 1)))
+    forest = RandomForestClassifier(
+        n_estimators=N_TREES, n_jobs=1, random_state=int(rng.integers(2**31 - 1))
+    )
     train = labels if release.target is None else np.asarray(release.target)
     forest.fit(release.values[:split], train[:split])
     predicted = forest.predict(view.protected_values[split:])
@@ -45,7 +46,11 @@ def forest_f_measure(view: Dataset, release: Release,
     return {str(c): float(s) for c, s in zip(classes, scores, strict=True)}
 
 
-F_MEASURE = ReleaseMetric("f_measure", forest_f_measure,
-                          "F-measure per class, random forest trained on the first 66% of the"
-                          " release, tested on the rest of the original data (one row per class)",
-                          randomized=True, requires=("target",))
+F_MEASURE = ReleaseMetric(
+    "f_measure",
+    forest_f_measure,
+    "F-measure per class, random forest trained on the first 66% of the"
+    " release, tested on the rest of the original data (one row per class)",
+    randomized=True,
+    requires=("target",),
+)

@@ -15,16 +15,18 @@ from anonlab.validation import ParameterError
 def _labels(release: Release, metric: str) -> np.ndarray:
     labels = release.cluster_labels
     if labels is None:
-        raise ParameterError(f"metric {metric!r} needs a clustering method; the release has "
-                             "no clusters")
+        raise ParameterError(
+            f"metric {metric!r} needs a clustering method; the release has no clusters"
+        )
     return labels
 
 
 def _role(view: Dataset, role: str, metric: str) -> list[int]:
     columns = [j for j, a in enumerate(view.attributes) if a.role == role]
     if not columns:
-        raise ParameterError(f"metric {metric!r} needs an attribute with role {role!r} in "
-                             f"dataset {view.name!r}")
+        raise ParameterError(
+            f"metric {metric!r} needs an attribute with role {role!r} in dataset {view.name!r}"
+        )
     return columns
 
 
@@ -39,8 +41,7 @@ def cluster_mean(view: Dataset, release: Release) -> float:
     """Mean cluster size n / #clusters (TCM Tables 1–3, "avg"), averaged over the
     protected attributes' partitions."""
     labels = _labels(release, "cluster_mean")
-    return float(np.mean([len(labels) / (labels[:, j].max() + 1)
-                          for j in range(labels.shape[1])]))
+    return float(np.mean([len(labels) / (labels[:, j].max() + 1) for j in range(labels.shape[1])]))
 
 
 def max_emd(view: Dataset, release: Release, ground: str = "distinct") -> float:
@@ -51,8 +52,10 @@ def max_emd(view: Dataset, release: Release, ground: str = "distinct") -> float:
     methods use the same one."""
     labels = _labels(release, "max_emd")
     if (labels != labels[:, :1]).any():
-        raise ParameterError("metric 'max_emd' needs a record-level partition (one cluster "
-                             "per record, as microaggregation of the quasi-identifiers gives)")
+        raise ParameterError(
+            "metric 'max_emd' needs a record-level partition (one cluster "
+            "per record, as microaggregation of the quasi-identifiers gives)"
+        )
     (j, *_) = _role(view, "confidential", "max_emd")
     emd = OrderedEMD(view.frame[view.attributes[j].name].to_numpy(dtype=float), ground)
     return float(emd.of_partition(labels[:, 0]).max())
@@ -79,14 +82,23 @@ def runtime(view: Dataset, release: Release) -> float:
     return release.seconds
 
 
-CLUSTER_MIN = ReleaseMetric("cluster_min", cluster_min, "smallest cluster size",
-                            requires=("clusters",))
-CLUSTER_MEAN = ReleaseMetric("cluster_mean", cluster_mean, "mean cluster size",
-                             requires=("clusters",))
-MAX_EMD = ReleaseMetric("max_emd", max_emd, "largest EMD of a cluster (t-closeness level)",
-                        option_choices={"ground": GROUNDS},
-                        requires=("record_partition", "confidential"))
-SSE_TCM = ReleaseMetric("sse_tcm", normalised_sse, "TCM Eq. 5 normalised SSE of the QIs",
-                        requires=("quasi_identifier", "record_correspondence"))
-RUNTIME = ReleaseMetric("runtime", runtime, "seconds of the method's protect call",
-                        measured=True)
+CLUSTER_MIN = ReleaseMetric(
+    "cluster_min", cluster_min, "smallest cluster size", requires=("clusters",)
+)
+CLUSTER_MEAN = ReleaseMetric(
+    "cluster_mean", cluster_mean, "mean cluster size", requires=("clusters",)
+)
+MAX_EMD = ReleaseMetric(
+    "max_emd",
+    max_emd,
+    "largest EMD of a cluster (t-closeness level)",
+    option_choices={"ground": GROUNDS},
+    requires=("record_partition", "confidential"),
+)
+SSE_TCM = ReleaseMetric(
+    "sse_tcm",
+    normalised_sse,
+    "TCM Eq. 5 normalised SSE of the QIs",
+    requires=("quasi_identifier", "record_correspondence"),
+)
+RUNTIME = ReleaseMetric("runtime", runtime, "seconds of the method's protect call", measured=True)

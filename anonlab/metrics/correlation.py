@@ -54,8 +54,9 @@ def correlation_against(reference: np.ndarray, released: np.ndarray) -> np.ndarr
     return difference.sum(axis=1) / (m - 1)
 
 
-def correlation_difference(original: np.ndarray, released: np.ndarray,
-                           attributes: Sequence[Attribute]) -> np.ndarray:
+def correlation_difference(
+    original: np.ndarray, released: np.ndarray, attributes: Sequence[Attribute]
+) -> np.ndarray:
     """Mean |r_ij(original) − r_ij(release)| of each attribute over the others (Pearson's
     r; a constant column has r = 0 with every other column): the metric, their mean, is
     the mean over the m(m − 1)/2 off-diagonal pairs, in [0, 2]. Needs no record
@@ -64,9 +65,12 @@ def correlation_difference(original: np.ndarray, released: np.ndarray,
 
 
 CORRELATION_DIFFERENCE = AttributeMetric(
-    "correlation_difference", correlation_difference,
+    "correlation_difference",
+    correlation_difference,
     "mean |r - r'| of the Pearson correlations over the m(m-1)/2 attribute pairs (a constant "
     "column has r = 0; 0 for m = 1); no record correspondence needed (Domingo-Ferrer & "
     "Torra 2001 IL on correlations; synthetic-data pairwise correlation difference)",
     requires=("numerical",),
-    reference=correlation_reference, against=correlation_against)
+    reference=correlation_reference,
+    against=correlation_against,
+)

@@ -54,8 +54,11 @@ def value_counts_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndar
     increasing order). Whole numbers over a span up to :data:`INTEGER_SPAN` (codes,
     rounded releases) are counted in one pass, with the same result as sorting."""
     low, high = min(a.min(), b.min()), max(a.max(), b.max())
-    if (high - low <= INTEGER_SPAN and np.array_equal(a, np.floor(a))
-            and np.array_equal(b, np.floor(b))):
+    if (
+        high - low <= INTEGER_SPAN
+        and np.array_equal(a, np.floor(a))
+        and np.array_equal(b, np.floor(b))
+    ):
         size = int(high - low) + 1
         ca = np.bincount((a - low).astype(np.int64), minlength=size)
         cb = np.bincount((b - low).astype(np.int64), minlength=size)
@@ -63,7 +66,7 @@ def value_counts_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndar
         return ca[present], cb[present]
     values, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
     ca = np.bincount(inverse[: len(a)], minlength=len(values))
-    cb = np.bincount(inverse[len(a):], minlength=len(values))
+    cb = np.bincount(inverse[len(a) :], minlength=len(values))
     return ca, cb
 
 
@@ -91,8 +94,9 @@ class JSDReference:
     discrete_values: np.ndarray
 
 
-def jsd_reference(original: np.ndarray, attributes: Sequence[Attribute],
-                  bins: str = "domain") -> JSDReference:
+def jsd_reference(
+    original: np.ndarray, attributes: Sequence[Attribute], bins: str = "domain"
+) -> JSDReference:
     """The original's histograms of :func:`jsd`, shared by every release of a data set."""
     continuous = np.array([not a.discrete for a in attributes], dtype=bool)
     low = width = counts = np.empty(0)
@@ -103,8 +107,14 @@ def jsd_reference(original: np.ndarray, attributes: Sequence[Attribute],
         else:
             low, width = data_range(original[:, continuous], kept)
         counts = equal_bin_counts(original[:, continuous], low, width).astype(float)
-    return JSDReference(continuous, np.flatnonzero(continuous), np.asarray(low, dtype=float),
-                        np.asarray(width, dtype=float), counts, original[:, ~continuous])
+    return JSDReference(
+        continuous,
+        np.flatnonzero(continuous),
+        np.asarray(low, dtype=float),
+        np.asarray(width, dtype=float),
+        counts,
+        original[:, ~continuous],
+    )
 
 
 def jsd_against(reference: JSDReference, released: np.ndarray) -> np.ndarray:
@@ -115,8 +125,14 @@ def jsd_against(reference: JSDReference, released: np.ndarray) -> np.ndarray:
 
         # js_divergence(counts, equal_bin_counts(…)) in one compiled pass, to the bit
         continuous = np.empty(len(reference.positions))
-        binned_jsd(np.ascontiguousarray(released, dtype=float), reference.positions,
-                   reference.low, reference.width, reference.counts, continuous)
+        binned_jsd(
+            np.ascontiguousarray(released, dtype=float),
+            reference.positions,
+            reference.low,
+            reference.width,
+            reference.counts,
+            continuous,
+        )
         out[reference.continuous] = continuous
     for i, j in enumerate(np.flatnonzero(~reference.continuous)):
         p, q = value_counts_pair(reference.discrete_values[:, i], released[:, j])
@@ -124,8 +140,12 @@ def jsd_against(reference: JSDReference, released: np.ndarray) -> np.ndarray:
     return out
 
 
-def jsd(original: np.ndarray, released: np.ndarray, attributes: Sequence[Attribute],
-        bins: str = "domain") -> np.ndarray:
+def jsd(
+    original: np.ndarray,
+    released: np.ndarray,
+    attributes: Sequence[Attribute],
+    bins: str = "domain",
+) -> np.ndarray:
     """JSD per attribute between the original and released histograms (DP-IR §4.2).
 
     Continuous attributes use 100 equal bins over the domain (``bins="domain"``, as DP-IR
@@ -136,6 +156,12 @@ def jsd(original: np.ndarray, released: np.ndarray, attributes: Sequence[Attribu
     return jsd_against(jsd_reference(original, attributes, bins), released)
 
 
-JSD = AttributeMetric("jsd", jsd, "Jensen-Shannon divergence, 100 bins over the domain or "
-                     "the data's [min, max] (option bins) (bits)", option_choices={"bins": BINS},
-                     reference=jsd_reference, against=jsd_against)
+JSD = AttributeMetric(
+    "jsd",
+    jsd,
+    "Jensen-Shannon divergence, 100 bins over the domain or "
+    "the data's [min, max] (option bins) (bits)",
+    option_choices={"bins": BINS},
+    reference=jsd_reference,
+    against=jsd_against,
+)

@@ -50,8 +50,14 @@ def _half_kl(p: np.ndarray, mix: np.ndarray, work: np.ndarray) -> float:
 
 
 @njit(cache=True)
-def binned_jsd(released: np.ndarray, columns: np.ndarray, low: np.ndarray,
-               width: np.ndarray, reference: np.ndarray, out: np.ndarray) -> None:
+def binned_jsd(
+    released: np.ndarray,
+    columns: np.ndarray,
+    low: np.ndarray,
+    width: np.ndarray,
+    reference: np.ndarray,
+    out: np.ndarray,
+) -> None:
     """``out[c]``: the JSD in bits between the counts ``reference[c]`` and the counts of
     ``released[:, columns[c]]`` in ``reference.shape[1]`` equal bins from ``low[c]`` of
     width ``width[c]`` in all; values below the first bin (or NaN) count in it, values

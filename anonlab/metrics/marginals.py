@@ -31,8 +31,9 @@ from anonlab.metrics.base import AttributeMetric
 BINS: tuple[int, ...] = (32, 10, 16, 64, 100)
 
 
-def bin_codes(values: np.ndarray, attributes: Sequence[Attribute],
-              bins: int) -> tuple[np.ndarray, np.ndarray]:
+def bin_codes(
+    values: np.ndarray, attributes: Sequence[Attribute], bins: int
+) -> tuple[np.ndarray, np.ndarray]:
     """``(n, m)`` bin index of every value and the number of bins of each attribute:
     ``bins`` equal-width bins over a numerical attribute's domain (its upper bound in the
     last bin, values outside the domain in the edge bins), one bin per concept code for a
@@ -68,8 +69,9 @@ class MarginalReference:
     shares: np.ndarray
 
 
-def pair_shares(codes: np.ndarray, first: np.ndarray, second: np.ndarray,
-                sizes: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+def pair_shares(
+    codes: np.ndarray, first: np.ndarray, second: np.ndarray, sizes: np.ndarray, offsets: np.ndarray
+) -> np.ndarray:
     """The 2-way tables of the attribute pairs ``(first, second)`` of ``codes`` in one
     :func:`numpy.bincount`, laid out flat from ``offsets``, each normalised to sum to 1."""
     combined = codes[:, first] * sizes[second] + codes[:, second] + offsets[:-1]
@@ -77,8 +79,9 @@ def pair_shares(codes: np.ndarray, first: np.ndarray, second: np.ndarray,
     return counts / float(len(codes))
 
 
-def marginal_reference(original: np.ndarray, attributes: Sequence[Attribute],
-                       bins: int = BINS[0]) -> MarginalReference:
+def marginal_reference(
+    original: np.ndarray, attributes: Sequence[Attribute], bins: int = BINS[0]
+) -> MarginalReference:
     """The original's 2-way tables, shared by every release of a data set view."""
     attributes = tuple(attributes)
     codes, sizes = bin_codes(original, attributes, bins)
@@ -97,17 +100,20 @@ def marginal_against(reference: MarginalReference, released: np.ndarray) -> np.n
     if m < 2:
         return np.zeros(m)
     codes, _ = bin_codes(released, reference.attributes, reference.bins)
-    shares = pair_shares(codes, reference.first, reference.second, reference.sizes,
-                         reference.offsets)
+    shares = pair_shares(
+        codes, reference.first, reference.second, reference.sizes, reference.offsets
+    )
     difference = np.abs(reference.shares - shares)
     tvd = 0.5 * np.add.reduceat(difference, reference.offsets[:-1])
-    per_attribute = (np.bincount(reference.first, tvd, minlength=m)
-                     + np.bincount(reference.second, tvd, minlength=m))
+    per_attribute = np.bincount(reference.first, tvd, minlength=m) + np.bincount(
+        reference.second, tvd, minlength=m
+    )
     return per_attribute / (m - 1)
 
 
-def marginal_tvd(original: np.ndarray, released: np.ndarray,
-                 attributes: Sequence[Attribute], bins: int = BINS[0]) -> np.ndarray:
+def marginal_tvd(
+    original: np.ndarray, released: np.ndarray, attributes: Sequence[Attribute], bins: int = BINS[0]
+) -> np.ndarray:
     """Mean total variation distance ½ Σ_cells |p − q| between the original's and the
     release's normalised 2-way marginal of each attribute with each other attribute;
     numerical attributes in ``bins`` equal-width bins over their public domain,
@@ -117,9 +123,13 @@ def marginal_tvd(original: np.ndarray, released: np.ndarray,
 
 
 MARGINAL_TVD = AttributeMetric(
-    "marginal_tvd", marginal_tvd,
+    "marginal_tvd",
+    marginal_tvd,
     "total variation distance of the 2-way marginals averaged over the m(m-1)/2 attribute "
     "pairs (NIST challenges, AIM's workload error), numerical attributes in equal-width "
     "bins over the domain (option bins, default 32), categorical ones by code; 0 for "
     "m = 1; no record correspondence needed",
-    option_choices={"bins": BINS}, reference=marginal_reference, against=marginal_against)
+    option_choices={"bins": BINS},
+    reference=marginal_reference,
+    against=marginal_against,
+)

@@ -38,21 +38,29 @@ def re_against(reference: REReference, released: np.ndarray) -> np.ndarray:
     numeric = reference.numeric
     out = np.empty(len(numeric))
     if numeric.any():
-        out[numeric] = np.mean(np.abs(reference.values - released[:, numeric])
-                               / reference.bound, axis=0)
+        out[numeric] = np.mean(
+            np.abs(reference.values - released[:, numeric]) / reference.bound, axis=0
+        )
     for i, j in enumerate(np.flatnonzero(~numeric)):
-        out[j] = semantic_distances(reference.categorical_values[:, i], released[:, j],
-                                    reference.attributes[j]).mean()
+        out[j] = semantic_distances(
+            reference.categorical_values[:, i], released[:, j], reference.attributes[j]
+        ).mean()
     return out
 
 
-def relative_error(original: np.ndarray, released: np.ndarray,
-                   attributes: Sequence[Attribute]) -> np.ndarray:
+def relative_error(
+    original: np.ndarray, released: np.ndarray, attributes: Sequence[Attribute]
+) -> np.ndarray:
     """Mean over records of |a − a'| / max(Dom(A)/100, |a|) per numerical attribute, and of
     the semantic distance δ(a, a') per categorical one (DP-IR §4.2)."""
     return re_against(re_reference(original, attributes), released)
 
 
-RE = AttributeMetric("re", relative_error, "relative error, sanity bound Dom(A)/100",
-                     reference=re_reference, against=re_against,
-                     requires=("record_correspondence",))
+RE = AttributeMetric(
+    "re",
+    relative_error,
+    "relative error, sanity bound Dom(A)/100",
+    reference=re_reference,
+    against=re_against,
+    requires=("record_correspondence",),
+)

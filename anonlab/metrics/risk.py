@@ -65,9 +65,9 @@ def exact_sq_distances(left: np.ndarray, right: np.ndarray) -> np.ndarray:
 TREE_MAX_M = 8
 
 
-def linkage_probabilities(original: np.ndarray, released: np.ndarray,
-                          chunk_bytes: int = CHUNK_BYTES,
-                          search: str = "auto") -> np.ndarray:
+def linkage_probabilities(
+    original: np.ndarray, released: np.ndarray, chunk_bytes: int = CHUNK_BYTES, search: str = "auto"
+) -> np.ndarray:
     """For each original record i, 1/t if its own released record ``released[i]`` is one
     of the t released records nearest to ``original[i]`` (squared Euclidean distance,
     :func:`exact_sq_distances`), else 0.
@@ -90,8 +90,9 @@ def linkage_probabilities(original: np.ndarray, released: np.ndarray,
     n, m = original.shape
     if m == 0 or n == 0:
         return np.ones(n)
-    distinct, inverse, multiplicity = np.unique(released, axis=0, return_inverse=True,
-                                                return_counts=True)
+    distinct, inverse, multiplicity = np.unique(
+        released, axis=0, return_inverse=True, return_counts=True
+    )
     inverse = inverse.reshape(-1)
     own = exact_sq_distances(original, distinct[inverse])
     if search == "tree" or (search == "auto" and m <= TREE_MAX_M):
@@ -125,8 +126,14 @@ def linkage_probabilities(original: np.ndarray, released: np.ndarray,
     return out
 
 
-def _tied(left: np.ndarray, right: np.ndarray, ii: np.ndarray, jj: np.ndarray,
-          multiplicity: np.ndarray, own: np.ndarray) -> np.ndarray:
+def _tied(
+    left: np.ndarray,
+    right: np.ndarray,
+    ii: np.ndarray,
+    jj: np.ndarray,
+    multiplicity: np.ndarray,
+    own: np.ndarray,
+) -> np.ndarray:
     """From candidate pairs (record ``ii``, distinct released record ``jj``; sorted by
     ``ii``, at least one per record, the exact nearest ones among them): 1/t if the
     record's own squared distance ``own`` is the exact minimum, shared with released
@@ -155,16 +162,17 @@ def known_columns(view: Dataset, known: str = KNOWN[0]) -> tuple[int, ...]:
     everything = tuple(range(len(view.protected)))
     if known == "protected":
         return everything
-    qis = tuple(j for j, a in enumerate(view.protected_attributes)
-                if a.role == "quasi_identifier")
+    qis = tuple(j for j, a in enumerate(view.protected_attributes) if a.role == "quasi_identifier")
     return qis or everything
 
 
-def standardised(view: Dataset, columns: tuple[int, ...]
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def standardised(
+    view: Dataset, columns: tuple[int, ...]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The original's mean and standard deviation (1 for a constant column) of the
     protected attributes at ``columns``, and its standardised values; computed once per
     view."""
+
     def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         values = view.protected_values[:, columns]
         mean = values.mean(axis=0)
@@ -205,8 +213,10 @@ def rank_linkage(view: Dataset, release: Release, known: str = KNOWN[0]) -> floa
     released record in rank space is their own, ties at the minimum counting 1/t.
     Unit-free and insensitive to outliers; in [0, 1]."""
     columns = known_columns(view, known)
-    original = view.computed_once(("metric", "rank_linkage", "ranks", columns),
-                                  lambda: ranks(view.protected_values[:, columns]))
+    original = view.computed_once(
+        ("metric", "rank_linkage", "ranks", columns),
+        lambda: ranks(view.protected_values[:, columns]),
+    )
     # ranks / n: the common factor 2 / n changes no nearest record, so it is left out
     return float(linkage_probabilities(original, ranks(release.values[:, columns])).mean())
 
@@ -237,8 +247,9 @@ def rank_interval_hits(original: np.ndarray, released: np.ndarray, p: float) -> 
     for j in range(m):
         ordered = np.sort(released[:, j])
         value = released[:, j]
-        centre = 0.5 * (np.searchsorted(ordered, value, "left")
-                        + np.searchsorted(ordered, value, "right") - 1)
+        centre = 0.5 * (
+            np.searchsorted(ordered, value, "left") + np.searchsorted(ordered, value, "right") - 1
+        )
         low = np.clip(np.floor(centre - half).astype(np.int64) + 1, 0, n - 1)
         high = np.clip(np.ceil(centre + half).astype(np.int64) - 1, 0, n - 1)
         lower = np.minimum(ordered[low], value)
@@ -256,9 +267,13 @@ def sd_interval_hits(original: np.ndarray, released: np.ndarray, p: float) -> np
     return np.mean(np.abs(original - released) <= p / 200.0 * sd, axis=0)
 
 
-def interval_disclosure(original: np.ndarray, released: np.ndarray,
-                        attributes: Sequence[Attribute], percent: str | int = "1-10",
-                        interval: str = "rank") -> np.ndarray:
+def interval_disclosure(
+    original: np.ndarray,
+    released: np.ndarray,
+    attributes: Sequence[Attribute],
+    percent: str | int = "1-10",
+    interval: str = "rank",
+) -> np.ndarray:
     """Interval disclosure per attribute (Domingo-Ferrer, Mateo-Sanz & Torra 2001;
     Domingo-Ferrer & Torra 2001): the proportion of original values that fall into an
     interval centred on their released value, averaged over p = 1, ..., 10 % as the source
@@ -276,33 +291,48 @@ def interval_disclosure(original: np.ndarray, released: np.ndarray,
 
 
 RECORD_LINKAGE = ReleaseMetric(
-    "record_linkage", record_linkage,
+    "record_linkage",
+    record_linkage,
     "distance-based record linkage (DBRL; Pagliuca & Seri 1999, Domingo-Ferrer & Torra "
     "2001): share of original records whose nearest released record (Euclidean distance, "
     "attributes standardised by the original's sd) is their own, t tied nearest records "
     "counting 1/t; linking on the quasi-identifiers if declared (option known: roles | "
     "protected)",
-    option_choices={"known": KNOWN}, requires=("record_correspondence", "numerical"))
+    option_choices={"known": KNOWN},
+    requires=("record_correspondence", "numerical"),
+)
 RANK_LINKAGE = ReleaseMetric(
-    "rank_linkage", rank_linkage,
+    "rank_linkage",
+    rank_linkage,
     "rank-based record linkage (Domingo-Ferrer & Torra 2001; Nin, Herranz & Torra 2008): "
     "DBRL on each file's average ranks / n, t tied nearest records counting 1/t (option "
     "known: roles | protected)",
-    option_choices={"known": KNOWN}, requires=("record_correspondence", "numerical"))
-def interval_disclosure_of_release(view: Dataset, release: Release,
-                                   percent: str | int = PERCENTS[0],
-                                   interval: str = INTERVALS[0]) -> float:
+    option_choices={"known": KNOWN},
+    requires=("record_correspondence", "numerical"),
+)
+
+
+def interval_disclosure_of_release(
+    view: Dataset, release: Release, percent: str | int = PERCENTS[0], interval: str = INTERVALS[0]
+) -> float:
     """:func:`interval_disclosure` of the protected attributes, averaged over them: the
     share of (record, attribute) values disclosed. A release-level metric, not a
     per-attribute one: as a risk it is 1, not 0, for an unchanged attribute."""
-    return float(np.mean(interval_disclosure(view.protected_values, release.values,
-                                             view.protected_attributes, percent, interval)))
+    return float(
+        np.mean(
+            interval_disclosure(
+                view.protected_values, release.values, view.protected_attributes, percent, interval
+            )
+        )
+    )
 
 
 INTERVAL_DISCLOSURE = ReleaseMetric(
-    "interval_disclosure", interval_disclosure_of_release,
+    "interval_disclosure",
+    interval_disclosure_of_release,
     "interval disclosure (Domingo-Ferrer, Mateo-Sanz & Torra 2001): share of original "
     "values within the rank interval (ranks within p% of n) around their released value, "
     "averaged over p = 1..10% (options percent, interval: rank | sd)",
     option_choices={"percent": PERCENTS, "interval": INTERVALS},
-    requires=("record_correspondence", "numerical"))
+    requires=("record_correspondence", "numerical"),
+)

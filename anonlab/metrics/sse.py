@@ -13,8 +13,9 @@ from anonlab.metrics.base import AttributeMetric, ReleaseMetric, semantic_distan
 from anonlab.validation import ParameterError
 
 
-def squared_errors(original: np.ndarray, released: np.ndarray,
-                   attributes: Sequence[Attribute]) -> np.ndarray:
+def squared_errors(
+    original: np.ndarray, released: np.ndarray, attributes: Sequence[Attribute]
+) -> np.ndarray:
     """Σ over records of dist(a, a')² per attribute; their mean is Σ_records Σ_attrs / m,
     DP-UNI §5's SSE "normalized by the number of attributes considered (m)". dist is
     |a − a'| for numerical attributes and δ (DP-IR Eq. 3) for categorical ones."""
@@ -25,8 +26,12 @@ def squared_errors(original: np.ndarray, released: np.ndarray,
     return out
 
 
-SSE = AttributeMetric("sse", squared_errors, "sum of squared errors / m (raw units)",
-                      requires=("record_correspondence",))
+SSE = AttributeMetric(
+    "sse",
+    squared_errors,
+    "sum of squared errors / m (raw units)",
+    requires=("record_correspondence",),
+)
 
 
 def idp_mean_sse(view: Dataset, release: Release, exponent: float = 1.0) -> float:
@@ -51,9 +56,15 @@ def idp_mean_sse_sd(view: Dataset, release: Release) -> float:
     return idp_mean_sse(view, release, exponent=0.5)
 
 
-SSE_IDP = ReleaseMetric("sse_idp", idp_mean_sse,
-                        "iDP mean SSE, Eq. (5) as printed: distances over variances, 1/m",
-                        requires=("numerical", "variance", "record_correspondence"))
-SSE_IDP_SD = ReleaseMetric("sse_idp_sd", idp_mean_sse_sd,
-                           "iDP mean SSE with Eq. (5) over standard deviations instead",
-                           requires=("numerical", "variance", "record_correspondence"))
+SSE_IDP = ReleaseMetric(
+    "sse_idp",
+    idp_mean_sse,
+    "iDP mean SSE, Eq. (5) as printed: distances over variances, 1/m",
+    requires=("numerical", "variance", "record_correspondence"),
+)
+SSE_IDP_SD = ReleaseMetric(
+    "sse_idp_sd",
+    idp_mean_sse_sd,
+    "iDP mean SSE with Eq. (5) over standard deviations instead",
+    requires=("numerical", "variance", "record_correspondence"),
+)

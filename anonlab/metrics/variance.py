@@ -17,22 +17,30 @@ from anonlab.validation import ParameterError
 ABSOLUTE: tuple[bool, ...] = (True, False)
 
 
-def variance_change(original: np.ndarray, released: np.ndarray,
-                    attributes: Sequence[Attribute], absolute: bool = True) -> np.ndarray:
+def variance_change(
+    original: np.ndarray,
+    released: np.ndarray,
+    attributes: Sequence[Attribute],
+    absolute: bool = True,
+) -> np.ndarray:
     """|σ²(A) − σ²(A')| / |σ²(A)| per attribute (DP-IR §4.2); the ddof cancels. With
     ``absolute=False`` the signed change (σ²(A') − σ²(A)) / |σ²(A)|. Defined for
     numerical attributes only."""
     for attribute in attributes:
         if attribute.categorical:
-            raise ParameterError(f"variance_change is not defined for the categorical "
-                                 f"attribute {attribute.name!r}")
+            raise ParameterError(
+                f"variance_change is not defined for the categorical attribute {attribute.name!r}"
+            )
     before = original.var(axis=0)
     if absolute:  # DP-IR §4.2: Δ(σ²(A_i)) = |σ²(A_i) − σ²(A'_i)| / |σ²(A_i)|
         return np.abs(before - released.var(axis=0)) / np.abs(before)
     return (released.var(axis=0) - before) / np.abs(before)  # the same without |·| on top
 
 
-VARIANCE_CHANGE = AttributeMetric("variance_change", variance_change,
-                                  "relative change of variance (option absolute)",
-                                  option_choices={"absolute": ABSOLUTE},
-                                  requires=("numerical", "variance"))
+VARIANCE_CHANGE = AttributeMetric(
+    "variance_change",
+    variance_change,
+    "relative change of variance (option absolute)",
+    option_choices={"absolute": ABSOLUTE},
+    requires=("numerical", "variance"),
+)

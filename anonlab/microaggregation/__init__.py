@@ -16,9 +16,18 @@ from anonlab.microaggregation.mdav import mdav, standardise
 from anonlab.microaggregation.preprocessing import preprocessed_centroids
 
 __all__ = [
-    "REMAINDERS", "IndividualRanking", "SortedColumns", "cluster_means", "cluster_sizes",
-    "domain_order", "individual_ranking",
-    "insensitive_labels", "mdav", "preprocessed_centroids", "rank_labels", "ranking_labels",
+    "REMAINDERS",
+    "IndividualRanking",
+    "SortedColumns",
+    "cluster_means",
+    "cluster_sizes",
+    "domain_order",
+    "individual_ranking",
+    "insensitive_labels",
+    "mdav",
+    "preprocessed_centroids",
+    "rank_labels",
+    "ranking_labels",
     "sort_columns",
     "standardise",
 ]

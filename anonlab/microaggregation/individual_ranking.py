@@ -111,8 +111,9 @@ class SortedColumns:
         order, without a copy)."""
         if list(positions) == list(range(self.order.shape[1])):
             return self
-        return SortedColumns(np.ascontiguousarray(self.order.T[positions]).T,
-                             self.values[:, positions])
+        return SortedColumns(
+            np.ascontiguousarray(self.order.T[positions]).T, self.values[:, positions]
+        )
 
 
 def sort_columns(values: np.ndarray) -> SortedColumns:
@@ -127,9 +128,14 @@ def sort_columns(values: np.ndarray) -> SortedColumns:
     if n and m:  # the kernel allocates only per-column counters
         from anonlab.microaggregation import ir_kernels
 
-        ir_kernels.sort_columns(matrix.view(np.uint64), order, np.empty(n, dtype=np.uint64),
-                                np.empty(n, dtype=np.uint64), np.empty(n, dtype=index),
-                                ir_kernels.RADIX_BITS)
+        ir_kernels.sort_columns(
+            matrix.view(np.uint64),
+            order,
+            np.empty(n, dtype=np.uint64),
+            np.empty(n, dtype=np.uint64),
+            np.empty(n, dtype=index),
+            ir_kernels.RADIX_BITS,
+        )
     return SortedColumns(order=order.T, values=matrix)
 
 
@@ -186,8 +192,12 @@ class IndividualRanking:
         r = check_int(r, "r", 0, int(self.sizes.min()) - 1)
         return self.ordered[self.starts + self.sizes - 1 - r]
 
-    def spread(self, centroids: np.ndarray | None = None, values: np.ndarray | None = None,
-               columns: list[int] | None = None) -> None:
+    def spread(
+        self,
+        centroids: np.ndarray | None = None,
+        values: np.ndarray | None = None,
+        columns: list[int] | None = None,
+    ) -> None:
         """Write each record's cluster value into ``values`` in place: for attribute ``a``
         and record ``r`` in cluster ``c``, ``values[r, columns[a]] = centroids[c, a]``
         (``centroids`` by default :attr:`centroids`, ``columns`` by default ``0..m−1``).
@@ -198,12 +208,19 @@ class IndividualRanking:
         centroids = self.centroids if centroids is None else centroids
         centroids = np.asarray(centroids, dtype=float)
         if centroids.shape != self.centroids.shape or columns.shape != (m,):
-            raise ValueError(f"centroids must be {self.centroids.shape} and columns "
-                             f"({m},), got {centroids.shape} and {columns.shape}")
+            raise ValueError(
+                f"centroids must be {self.centroids.shape} and columns "
+                f"({m},), got {centroids.shape} and {columns.shape}"
+            )
         from anonlab.microaggregation import ir_kernels
 
-        ir_kernels.spread(np.ascontiguousarray(self.order.T), self.sizes,
-                          np.ascontiguousarray(centroids.T), columns, values)
+        ir_kernels.spread(
+            np.ascontiguousarray(self.order.T),
+            self.sizes,
+            np.ascontiguousarray(centroids.T),
+            columns,
+            values,
+        )
 
     def release(self, centroids: np.ndarray | None = None) -> np.ndarray:
         """The microaggregated matrix X^M: every value replaced by its cluster centroid
@@ -213,8 +230,9 @@ class IndividualRanking:
         return released
 
 
-def individual_ranking(values: np.ndarray, k: int, sorted_columns: SortedColumns | None = None,
-                       remainder: str = "last") -> IndividualRanking:
+def individual_ranking(
+    values: np.ndarray, k: int, sorted_columns: SortedColumns | None = None, remainder: str = "last"
+) -> IndividualRanking:
     """Microaggregate each column of ``values`` independently (DP-IR §2.1).
 
     Each attribute is sorted (stable sort, so ties keep record order), cut into groups of
@@ -231,8 +249,9 @@ def individual_ranking(values: np.ndarray, k: int, sorted_columns: SortedColumns
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     centroids = sorted_columns.cluster_sums(starts)  # by attribute: spread reads it as is
     centroids /= sizes
-    return IndividualRanking(centroids=centroids.T, sizes=sizes, starts=starts,
-                             sorted_columns=sorted_columns)
+    return IndividualRanking(
+        centroids=centroids.T, sizes=sizes, starts=starts, sorted_columns=sorted_columns
+    )
 
 
 def rank_labels(order: np.ndarray, sizes: np.ndarray) -> np.ndarray:

@@ -25,8 +25,9 @@ def domain_order(values: np.ndarray, low: np.ndarray, width: np.ndarray) -> np.n
     return np.lexsort([*unit.T[::-1], radius])
 
 
-def insensitive_labels(values: np.ndarray, low: np.ndarray, width: np.ndarray,
-                       k: int) -> np.ndarray:
+def insensitive_labels(
+    values: np.ndarray, low: np.ndarray, width: np.ndarray, k: int
+) -> np.ndarray:
     """Cluster label of each record: groups of k consecutive records in the domain order,
     ⌊n/k⌋ clusters of size k except the last (k..2k−1)."""
     return labels_in_order(domain_order(values, low, width), k)

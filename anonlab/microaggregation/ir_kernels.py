@@ -44,8 +44,7 @@ def sort_key(bits: np.uint64) -> np.uint64:
 
 
 @njit(cache=True)
-def column_ranges(bits: np.ndarray, low: np.ndarray, high: np.ndarray,
-                   varying: np.ndarray) -> None:
+def column_ranges(bits: np.ndarray, low: np.ndarray, high: np.ndarray, varying: np.ndarray) -> None:
     """Per column of the float64 ``bits``, in one pass over the rows: the smallest and
     largest key and the OR of every key's difference to the first one (its trailing zeros
     are bits no key changes)."""
@@ -63,9 +62,16 @@ def column_ranges(bits: np.ndarray, low: np.ndarray, high: np.ndarray,
 
 
 @njit(cache=True)
-def radix_argsort(keys: np.ndarray, low: np.uint64, high: np.uint64, varying: np.uint64,
-                   order: np.ndarray, key_buffer: np.ndarray, index_buffer: np.ndarray,
-                   radix_bits: tuple[int, int]) -> None:
+def radix_argsort(
+    keys: np.ndarray,
+    low: np.uint64,
+    high: np.uint64,
+    varying: np.uint64,
+    order: np.ndarray,
+    key_buffer: np.ndarray,
+    index_buffer: np.ndarray,
+    radix_bits: tuple[int, int],
+) -> None:
     """Stable sort of one column's ``keys``: ``order`` receives the record of each rank
     and ``keys`` the sorted keys.
 
@@ -78,7 +84,7 @@ def radix_argsort(keys: np.ndarray, low: np.uint64, high: np.uint64, varying: np
     """
     n = keys.shape[0]
     size = min(n, TIES_SAMPLE)
-    sample = np.sort(keys[::n // size][:size])
+    sample = np.sort(keys[:: n // size][:size])
     distinct = 1
     for i in range(1, size):
         distinct += sample[i] != sample[i - 1]
@@ -147,9 +153,14 @@ def radix_argsort(keys: np.ndarray, low: np.uint64, high: np.uint64, varying: np
 
 
 @njit(cache=True)
-def sort_columns(bits: np.ndarray, order: np.ndarray, keys: np.ndarray,
-                  key_buffer: np.ndarray, index_buffer: np.ndarray,
-                  radix_bits: tuple[int, int]) -> None:
+def sort_columns(
+    bits: np.ndarray,
+    order: np.ndarray,
+    keys: np.ndarray,
+    key_buffer: np.ndarray,
+    index_buffer: np.ndarray,
+    radix_bits: tuple[int, int],
+) -> None:
     """``order[a]``: the records by increasing value in column ``a`` of the float64 matrix
     whose ``bits`` are given, ties in record order. The buffers hold one column each."""
     n, m = bits.shape
@@ -160,8 +171,9 @@ def sort_columns(bits: np.ndarray, order: np.ndarray, keys: np.ndarray,
     for a in range(m):
         for i in range(n):
             keys[i] = sort_key(bits[i, a])
-        radix_argsort(keys, low[a], high[a], varying[a], order[a], key_buffer,
-                       index_buffer, radix_bits)
+        radix_argsort(
+            keys, low[a], high[a], varying[a], order[a], key_buffer, index_buffer, radix_bits
+        )
 
 
 @njit(cache=True)
@@ -178,8 +190,13 @@ def rank_clusters(order: np.ndarray, sizes: np.ndarray, clusters: np.ndarray) ->
 
 
 @njit(cache=True)
-def spread(order: np.ndarray, sizes: np.ndarray, centroids: np.ndarray, columns: np.ndarray,
-            values: np.ndarray) -> None:
+def spread(
+    order: np.ndarray,
+    sizes: np.ndarray,
+    centroids: np.ndarray,
+    columns: np.ndarray,
+    values: np.ndarray,
+) -> None:
     """``values[r, columns[a]] = centroids[a, c]`` for each record ``r`` of cluster ``c``
     in attribute ``a``'s ranking, walking ``order[a]`` cluster by cluster (no array of
     each record's cluster is made)."""

@@ -86,8 +86,7 @@ def _pairwise_block(values: np.ndarray, start: int, count: int) -> float:
             total += values[i]
         return total
     r0, r1, r2, r3 = values[start], values[start + 1], values[start + 2], values[start + 3]
-    r4, r5, r6, r7 = values[start + 4], values[start + 5], values[start + 6], \
-        values[start + 7]
+    r4, r5, r6, r7 = values[start + 4], values[start + 5], values[start + 6], values[start + 7]
     i = start + 8
     stop = start + count - count % 8
     while i < stop:
@@ -186,10 +185,18 @@ def alive_centroid(cols: np.ndarray, size: int, alive: np.ndarray, count: int) -
     for j0 in range(0, m, _BLOCK):
         # the block's columns; past the last column, the last column again (not stored)
         last = m - 1
-        c0, c1, c2, c3 = cols[j0], cols[min(j0 + 1, last)], cols[min(j0 + 2, last)], \
-            cols[min(j0 + 3, last)]
-        c4, c5, c6, c7 = cols[min(j0 + 4, last)], cols[min(j0 + 5, last)], \
-            cols[min(j0 + 6, last)], cols[min(j0 + 7, last)]
+        c0, c1, c2, c3 = (
+            cols[j0],
+            cols[min(j0 + 1, last)],
+            cols[min(j0 + 2, last)],
+            cols[min(j0 + 3, last)],
+        )
+        c4, c5, c6, c7 = (
+            cols[min(j0 + 4, last)],
+            cols[min(j0 + 5, last)],
+            cols[min(j0 + 6, last)],
+            cols[min(j0 + 7, last)],
+        )
         a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
         for i in range(size):
             if alive[i]:
@@ -219,9 +226,17 @@ def alive_argmax(values: np.ndarray, size: int, alive: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def _take_nearest(distances: np.ndarray, size: int, alive: np.ndarray, seed: int, k: int,
-                  scratch: np.ndarray, index: np.ndarray, labels: np.ndarray,
-                  label: int) -> None:
+def _take_nearest(
+    distances: np.ndarray,
+    size: int,
+    alive: np.ndarray,
+    seed: int,
+    k: int,
+    scratch: np.ndarray,
+    index: np.ndarray,
+    labels: np.ndarray,
+    label: int,
+) -> None:
     """Label ``seed`` and the ``k − 1`` alive records nearest to it (ties by lowest
     position, as :func:`~anonlab.microaggregation.mdav.closest_positions`), and mark them
     taken. A small k keeps the k smallest (distance, position) pairs in one pass; a large

@@ -17,9 +17,16 @@ def preprocessed_centroids(ranking: IndividualRanking) -> np.ndarray:
     P_j. Needs clusters of at least three values (iDP Proposition 3).
     """
     if int(ranking.sizes.min()) < 3:
-        raise ParameterError("the pre-processing of iDP §3.2.2 needs clusters of at least 3 "
-                             f"records, got a cluster of {int(ranking.sizes.min())}")
+        raise ParameterError(
+            "the pre-processing of iDP §3.2.2 needs clusters of at least 3 "
+            f"records, got a cluster of {int(ranking.sizes.min())}"
+        )
     # iDP §3.2.2: x_min := x_min', x_max := x_max'
-    sums = (ranking.sums - ranking.smallest(0) + ranking.smallest(1)
-            - ranking.largest(0) + ranking.largest(1))
+    sums = (
+        ranking.sums
+        - ranking.smallest(0)
+        + ranking.smallest(1)
+        - ranking.largest(0)
+        + ranking.largest(1)
+    )
     return sums / ranking.sizes[:, None]

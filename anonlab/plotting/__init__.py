@@ -20,9 +20,20 @@ from anonlab.plotting.spec import FigureSpec, curve_means, point_values
 from anonlab.plotting.styles import METHOD_COLORS, method_color
 
 __all__ = [
-    "AXIS_NAMES", "METHOD_COLORS", "METHOD_NAMES", "METRIC_NAMES", "FigureSpec", "axis_name",
-    "curve_means", "method_color", "method_name", "metric_name", "plot_curves",
-    "point_values", "save_figure", "value_label",
+    "AXIS_NAMES",
+    "METHOD_COLORS",
+    "METHOD_NAMES",
+    "METRIC_NAMES",
+    "FigureSpec",
+    "axis_name",
+    "curve_means",
+    "method_color",
+    "method_name",
+    "metric_name",
+    "plot_curves",
+    "point_values",
+    "save_figure",
+    "value_label",
 ]
 
 _DRAWING = ("plot_curves", "save_figure")  # in anonlab.plotting.curves, with matplotlib

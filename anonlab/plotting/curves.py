@@ -71,34 +71,50 @@ class _Look:
     reference_styles: Mapping[tuple[str, Any], Any]  # (method, value) -> reference style
 
     @classmethod
-    def build(cls, means: pd.DataFrame, spec: FigureSpec, methods: Sequence[str],
-              series_values: list[Any]) -> _Look:
+    def build(
+        cls, means: pd.DataFrame, spec: FigureSpec, methods: Sequence[str], series_values: list[Any]
+    ) -> _Look:
         has_series = series_values != [None]
         by_method = "method" in (spec.facet, spec.row)
         shaded = has_series and (by_method or len(series_values) > len(SERIES_MARKERS))
-        shades = (dict(zip(series_values, plt.cm.viridis(np.linspace(0, 0.9,
-                                                                      len(series_values))),
-                           strict=True)) if shaded else {})
+        shades = (
+            dict(
+                zip(
+                    series_values,
+                    plt.cm.viridis(np.linspace(0, 0.9, len(series_values))),
+                    strict=True,
+                )
+            )
+            if shaded
+            else {}
+        )
         curves = [m for m in methods if spec.x in method_class(m).axes]
-        curve_styles = {m: CURVE_STYLES[i % len(CURVE_STYLES)] if shaded and not by_method
-                        else "-" for i, m in enumerate(curves)}
+        curve_styles = {
+            m: CURVE_STYLES[i % len(CURVE_STYLES)] if shaded and not by_method else "-"
+            for i, m in enumerate(curves)
+        }
         references = []
         for method in methods:
             if method in curves:
                 continue
-            values = means.loc[means["method"] == method, spec.series].dropna() \
-                if has_series and spec.series in means else pd.Series(dtype=object)
+            values = (
+                means.loc[means["method"] == method, spec.series].dropna()
+                if has_series and spec.series in means
+                else pd.Series(dtype=object)
+            )
             references += [(method, v) for v in sorted(values.unique())] or [(method, None)]
-        reference_styles = {key: REFERENCE_STYLES[i % len(REFERENCE_STYLES)]
-                            for i, key in enumerate(references)}
+        reference_styles = {
+            key: REFERENCE_STYLES[i % len(REFERENCE_STYLES)] for i, key in enumerate(references)
+        }
         return cls(spec, series_values, by_method, shades, curve_styles, reference_styles)
 
     def line(self, method: str, value: Any, reference: bool) -> tuple[str, dict[str, Any]]:
         """Legend label and line properties of ``method``'s line for series ``value``."""
         custom = dict(self.spec.styles.get(method, {}))
         name = custom.pop("label", method_name(method))
-        series = None if value is None else value_label(_axis_of(self.spec.series, self.spec),
-                                                        value)
+        series = (
+            None if value is None else value_label(_axis_of(self.spec.series, self.spec), value)
+        )
         if series is None:
             label = name
         elif self.by_method and not reference:  # the panel title names the method
@@ -107,13 +123,15 @@ class _Look:
             label = f"{name}, {series}"
         style: dict[str, Any] = {
             "color": self.shades.get(value, method_color(method)),
-            "linestyle": (self.reference_styles.get((method, value), "--") if reference
-                          else self.curve_styles.get(method, "-")),
+            "linestyle": (
+                self.reference_styles.get((method, value), "--")
+                if reference
+                else self.curve_styles.get(method, "-")
+            ),
             "linewidth": REFERENCE_WIDTH if reference else CURVE_WIDTH,
         }
         if value is not None and not self.shades:
-            style.update(marker=SERIES_MARKERS[self.series_values.index(value)],
-                         markersize=4.5)
+            style.update(marker=SERIES_MARKERS[self.series_values.index(value)], markersize=4.5)
             if reference:  # open markers: a reference line, not a curve through points
                 style.update(markerfacecolor="white", markersize=5)
         return label, {**style, **custom}
@@ -164,8 +182,11 @@ def plot_curves(table: pd.DataFrame, spec: FigureSpec) -> Figure:
         for c, (ax, facet) in enumerate(zip(axes[r], facets, strict=True)):
             panel = _matching(_matching(means, spec.row, row), spec.facet, facet)
             _draw_panel(ax, panel, spec, methods, look, entries)
-            title = ", ".join(value_label(_axis_of(name, spec), value) for name, value in
-                              ((spec.row, row), (spec.facet, facet)) if value is not None)
+            title = ", ".join(
+                value_label(_axis_of(name, spec), value)
+                for name, value in ((spec.row, row), (spec.facet, facet))
+                if value is not None
+            )
             if title:
                 ax.set_title(title, fontsize="medium")
             if r == len(rows) - 1:
@@ -179,19 +200,27 @@ def plot_curves(table: pd.DataFrame, spec: FigureSpec) -> Figure:
     return fig
 
 
-def _draw_panel(ax: Axes, panel: pd.DataFrame, spec: FigureSpec, methods: Sequence[str],
-                look: _Look, entries: dict[str, tuple[tuple[int, int], Artist]]) -> None:
+def _draw_panel(
+    ax: Axes,
+    panel: pd.DataFrame,
+    spec: FigureSpec,
+    methods: Sequence[str],
+    look: _Look,
+    entries: dict[str, tuple[tuple[int, int], Artist]],
+) -> None:
     """One panel: a curve per method (and series value), a horizontal reference line for a
     method that does not depend on ``spec.x``; each new legend label goes into
     ``entries`` with its (method, series) rank."""
-    x_values = (np.sort(panel[spec.x].dropna().unique().astype(float)) if spec.x in panel
-                else np.empty(0))
+    x_values = (
+        np.sort(panel[spec.x].dropna().unique().astype(float)) if spec.x in panel else np.empty(0)
+    )
     n_series = len(look.series_values)
     for rank, method in enumerate(methods):
         reference = spec.x not in method_class(method).axes
         data = panel[panel["method"] == method]
-        by_series = (look.series_values != [None] and spec.series in data
-                     and data[spec.series].notna().any())
+        by_series = (
+            look.series_values != [None] and spec.series in data and data[spec.series].notna().any()
+        )
         for value in look.series_values if by_series else [None]:
             part = data if value is None else data[data[spec.series] == value]
             if part.empty or (reference and not len(x_values)):
@@ -205,8 +234,9 @@ def _draw_panel(ax: Axes, panel: pd.DataFrame, spec: FigureSpec, methods: Sequen
                 xs, ys = curve.index.to_numpy(dtype=float), curve.to_numpy(dtype=float)
             index = 0 if value is None else look.series_values.index(value)
             if "marker" in style:
-                style.setdefault("markevery",
-                                 mark_every(len(xs), index, n_series, sparse=reference))
+                style.setdefault(
+                    "markevery", mark_every(len(xs), index, n_series, sparse=reference)
+                )
             (line,) = ax.plot(xs, ys, label=label, **style)
             group = 0 if look.by_method and not reference else rank + 1
             entries.setdefault(label, ((group, index), line))
@@ -215,31 +245,42 @@ def _draw_panel(ax: Axes, panel: pd.DataFrame, spec: FigureSpec, methods: Sequen
     ax.grid(True, which="major", alpha=0.3)
 
 
-def _figure_legend(fig: Figure, entries: Mapping[str, tuple[tuple[int, int], Artist]],
-                   width: float) -> int:
+def _figure_legend(
+    fig: Figure, entries: Mapping[str, tuple[tuple[int, int], Artist]], width: float
+) -> int:
     """One legend below the panels listing each label once, a column per method when they
     fit the figure's ``width`` (inches); returns its number of rows."""
     if not entries:
         return 0
     ordered = sorted(entries.items(), key=lambda item: item[1][0])
-    columns = [[(label, artist) for label, (_, artist) in group]
-               for _, group in groupby(ordered, key=lambda item: item[1][0][0])]
+    columns = [
+        [(label, artist) for label, (_, artist) in group]
+        for _, group in groupby(ordered, key=lambda item: item[1][0][0])
+    ]
 
     def column_width(labels: Sequence[str]) -> float:  # inches, at LEGEND_FONTSIZE
         return 0.7 + 0.055 * max(len(label) for label in labels)
 
     tallest = max(len(column) for column in columns)
-    if (1 < len(columns) <= 6 and tallest <= 6
-            and sum(column_width([lb for lb, _ in col]) for col in columns) <= width):
+    if (
+        1 < len(columns) <= 6
+        and tallest <= 6
+        and sum(column_width([lb for lb, _ in col]) for col in columns) <= width
+    ):
         blank = Line2D([], [], linestyle="none")
         padded = [col + [("", blank)] * (tallest - len(col)) for col in columns]
         items, ncols = [item for col in padded for item in col], len(columns)
     else:
         items = [item for col in columns for item in col]
         ncols = max(1, min(len(items), int(width // column_width([lb for lb, _ in items]))))
-    fig.legend([artist for _, artist in items], [label for label, _ in items],
-               loc="outside lower center", ncols=ncols, frameon=False,
-               fontsize=LEGEND_FONTSIZE)
+    fig.legend(
+        [artist for _, artist in items],
+        [label for label, _ in items],
+        loc="outside lower center",
+        ncols=ncols,
+        frameon=False,
+        fontsize=LEGEND_FONTSIZE,
+    )
     return -(-len(items) // ncols)
 
 
@@ -251,8 +292,12 @@ def save_figure(fig: Figure, directory: Path, name: str) -> list[Path]:
         target = directory / f"{name}.{fmt}"
         # no creation date in a PDF, so the same results give the same bytes
         metadata = {"CreationDate": None} if fmt == "pdf" else None
-        write_atomic(target, lambda tmp, fmt=fmt, metadata=metadata: fig.savefig(
-            tmp, format=fmt, dpi=150, metadata=metadata))
+        write_atomic(
+            target,
+            lambda tmp, fmt=fmt, metadata=metadata: fig.savefig(
+                tmp, format=fmt, dpi=150, metadata=metadata
+            ),
+        )
         paths.append(target)
         # the PDF keeps the layout the PNG's draw computed instead of laying out the axes
         # again (about 0.2 s a figure)

@@ -34,8 +34,9 @@ def map_points(table: pd.DataFrame, spec: FigureSpec) -> pd.DataFrame:
     keys = [c for c in x.columns if c in y.columns and c not in ("x", "y")]
     points = x.merge(y, on=keys, how="inner")
     if points.empty:
-        raise ParameterError(f"figure {spec.name!r}: no release has both {spec.x_metric!r} "
-                             f"and {spec.metric!r}")
+        raise ParameterError(
+            f"figure {spec.name!r}: no release has both {spec.x_metric!r} and {spec.metric!r}"
+        )
     return points
 
 
@@ -43,8 +44,7 @@ def plot_map(table: pd.DataFrame, spec: FigureSpec) -> Figure:
     """Draw the map ``spec`` (``x_metric`` set) from the result ``table``."""
     points = map_points(table, spec)
     facets = sorted(points[spec.facet].dropna().unique()) if spec.facet in points else [None]
-    methods = [m for m in (spec.methods or points["method"].unique()) if m in
-               set(points["method"])]
+    methods = [m for m in (spec.methods or points["method"].unique()) if m in set(points["method"])]
     width = PANEL_WIDTH * len(facets) + 0.6 if len(facets) > 1 else 6.0
     fig = plt.figure(figsize=(width, PANEL_HEIGHT + 1.4), layout="constrained")
     axes = fig.subplots(1, len(facets), squeeze=False)[0]
@@ -58,14 +58,25 @@ def plot_map(table: pd.DataFrame, spec: FigureSpec) -> Figure:
                 continue
             if series in part and series in method_class(method).axes:
                 part = part.groupby(series, sort=True)[["x", "y"]].mean()
-                ax.plot(part["x"], part["y"], "-", color=method_color(method), linewidth=1.0,
-                        alpha=0.6)
+                ax.plot(
+                    part["x"], part["y"], "-", color=method_color(method), linewidth=1.0, alpha=0.6
+                )
                 for value, (px, py) in part.iterrows():
-                    ax.plot(px, py, SERIES_MARKERS[values.index(value) % len(SERIES_MARKERS)],
-                            color=method_color(method), markersize=5)
+                    ax.plot(
+                        px,
+                        py,
+                        SERIES_MARKERS[values.index(value) % len(SERIES_MARKERS)],
+                        color=method_color(method),
+                        markersize=5,
+                    )
             else:
-                ax.plot(part["x"].mean(), part["y"].mean(), "*", color=method_color(method),
-                        markersize=10)
+                ax.plot(
+                    part["x"].mean(),
+                    part["y"].mean(),
+                    "*",
+                    color=method_color(method),
+                    markersize=10,
+                )
             ax.plot([], [], "-", color=method_color(method), label=method_name(method))
         if spec.logy:
             ax.set_yscale("log")
@@ -77,13 +88,28 @@ def plot_map(table: pd.DataFrame, spec: FigureSpec) -> Figure:
         ax.grid(True, alpha=0.3)
     handles, labels = axes[0].get_legend_handles_labels()
     for i, value in enumerate(values):
-        handles.append(plt.Line2D([], [], linestyle="none", color="black",
-                                  marker=SERIES_MARKERS[i % len(SERIES_MARKERS)]))
+        handles.append(
+            plt.Line2D(
+                [],
+                [],
+                linestyle="none",
+                color="black",
+                marker=SERIES_MARKERS[i % len(SERIES_MARKERS)],
+            )
+        )
         labels.append(value_label(series, value))
-    fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 5),
-               frameon=False, fontsize=8)
-    title = spec.title or (f"{metric_name(spec.metric)} against "
-                           f"{metric_name(str(spec.x_metric))}, a point per "
-                           f"{axis_name(series) if series else 'method'}")
+    fig.legend(
+        handles,
+        labels,
+        loc="outside lower center",
+        ncols=min(len(labels), 5),
+        frameon=False,
+        fontsize=8,
+    )
+    title = spec.title or (
+        f"{metric_name(spec.metric)} against "
+        f"{metric_name(str(spec.x_metric))}, a point per "
+        f"{axis_name(series) if series else 'method'}"
+    )
     fig.suptitle(textwrap.fill(title, width=int(width * 11)), fontsize="medium")
     return fig

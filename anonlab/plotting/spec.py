@@ -49,14 +49,22 @@ class FigureSpec:
         return cls(**dict(config))
 
 
-def point_values(table: pd.DataFrame, metric: str, by_attribute: bool = False
-                 ) -> pd.core.groupby.SeriesGroupBy:
+def point_values(
+    table: pd.DataFrame, metric: str, by_attribute: bool = False
+) -> pd.core.groupby.SeriesGroupBy:
     """The repetitions' values of the data-set-level ``metric`` (or of its per-attribute,
     per-class rows if ``by_attribute``), grouped by method and parameters: one group per
     point of a curve."""
     rows = table[(table["metric"] == metric) & (table["attribute"].notna() == by_attribute)]
-    dropped = ("rep", "seed", "cell_id", "metric", "value", *GUARANTEE_COLUMNS,
-               *(() if by_attribute else ("attribute",)))
+    dropped = (
+        "rep",
+        "seed",
+        "cell_id",
+        "metric",
+        "value",
+        *GUARANTEE_COLUMNS,
+        *(() if by_attribute else ("attribute",)),
+    )
     params = [c for c in rows.columns if c not in dropped]
     return rows.groupby(params, dropna=False, sort=True)["value"]
 

@@ -14,33 +14,52 @@ from anonlab.methods import split_variant
 # Methods drawn in one figure (by experiment) get clearly different colours:
 # laplace/ir/ir_laplace/mdav/imdav*; tclose_*; original/dp/dp_um/idp_*.
 METHOD_COLORS: dict[str, str] = {
-    "laplace": "#7f7f7f",                 # gray
-    "ir": "#1f77b4",                      # blue
-    "ir_laplace": "#d62728",              # red
-    "mdav": "#8c564b",                    # brown
-    "imdav": "#17becf",                   # cyan
-    "imdav_laplace": "#9467bd",           # purple
+    "laplace": "#7f7f7f",  # gray
+    "ir": "#1f77b4",  # blue
+    "ir_laplace": "#d62728",  # red
+    "mdav": "#8c564b",  # brown
+    "imdav": "#17becf",  # cyan
+    "imdav_laplace": "#9467bd",  # purple
     "imdav_laplace_composed": "#e377c2",  # pink
-    "tclose_merge": "#2ca02c",            # green
-    "tclose_kfirst": "#ff7f0e",           # orange
-    "tclose_tfirst": "#393b79",           # indigo
-    "tclose_tfirst_merged": "#bcbd22",    # olive
-    "dp": "#843c39",                      # dark red
-    "dp_um": "#637939",                   # dark green
-    "idp_ls": "#3182bd",                  # mid blue
-    "idp_cbls": "#e6550d",                # dark orange
-    "original": "#000000",                # black
-    "mst": "#31a354",                     # mid green
-    "aim": "#756bb1",                     # slate purple
+    "tclose_merge": "#2ca02c",  # green
+    "tclose_kfirst": "#ff7f0e",  # orange
+    "tclose_tfirst": "#393b79",  # indigo
+    "tclose_tfirst_merged": "#bcbd22",  # olive
+    "dp": "#843c39",  # dark red
+    "dp_um": "#637939",  # dark green
+    "idp_ls": "#3182bd",  # mid blue
+    "idp_cbls": "#e6550d",  # dark orange
+    "original": "#000000",  # black
+    "mst": "#31a354",  # mid green
+    "aim": "#756bb1",  # slate purple
 }
 """The colour of every registered method, the same in every figure."""
 
 # Methods without a colour above (registered by a user): a colour chosen by name.
-FALLBACK_COLORS = ("#5254a3", "#8ca252", "#bd9e39", "#ad494a", "#a55194", "#6b6ecf",
-                   "#b5cf6b", "#e7ba52", "#d6616b", "#ce6dbd", "#9c9ede", "#cedb9c")
+FALLBACK_COLORS = (
+    "#5254a3",
+    "#8ca252",
+    "#bd9e39",
+    "#ad494a",
+    "#a55194",
+    "#6b6ecf",
+    "#b5cf6b",
+    "#e7ba52",
+    "#d6616b",
+    "#ce6dbd",
+    "#9c9ede",
+    "#cedb9c",
+)
 
-REFERENCE_STYLES: tuple[Any, ...] = ("--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (8, 3)),
-                                     (0, (1, 3)), (0, (3, 1, 1, 1, 1, 1, 1, 1)))
+REFERENCE_STYLES: tuple[Any, ...] = (
+    "--",
+    ":",
+    "-.",
+    (0, (5, 1, 1, 1, 1, 1)),
+    (0, (8, 3)),
+    (0, (1, 3)),
+    (0, (3, 1, 1, 1, 1, 1, 1, 1)),
+)
 """Line styles of reference lines, in order: each reference line of a figure gets its own."""
 
 SERIES_MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "*")
@@ -74,15 +93,16 @@ def method_color(name: str) -> str:
     """
     base, form = split_variant(name)
     if form is not None:  # a release form of a method: its colour, darkened
-        red, green, blue = (int(method_color(base)[i:i + 2], 16) for i in (1, 3, 5))
+        red, green, blue = (int(method_color(base)[i : i + 2], 16) for i in (1, 3, 5))
         return "#{:02x}{:02x}{:02x}".format(*(int(c * VARIANT_SHADE) for c in (red, green, blue)))
     if name in METHOD_COLORS:
         return METHOD_COLORS[name]
     return FALLBACK_COLORS[zlib.crc32(str(name).encode()) % len(FALLBACK_COLORS)]
 
 
-def mark_every(n_points: int, index: int, n_series: int,
-               sparse: bool = False) -> tuple[int, int] | None:
+def mark_every(
+    n_points: int, index: int, n_series: int, sparse: bool = False
+) -> tuple[int, int] | None:
     """Which points of a line carry its marker (``markevery``).
 
     Parameters

@@ -12,8 +12,13 @@ from anonlab.report.site import build_report
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m anonlab.report", description=__doc__)
-    parser.add_argument("results_dir", nargs="?", default="results", type=Path,
-                        help="folder holding <experiment>/run.json (default: results)")
+    parser.add_argument(
+        "results_dir",
+        nargs="?",
+        default="results",
+        type=Path,
+        help="folder holding <experiment>/run.json (default: results)",
+    )
     args = parser.parse_args(argv)
     if not args.results_dir.is_dir():
         print(f"error: no results folder {str(args.results_dir)!r}", file=sys.stderr)

@@ -73,10 +73,15 @@ def summary_rows(view: ReportView) -> list[dict[str, Any]]:
             more = tally.needs_more_data if tally else s.needs_more_data
             undecidable = tally.undecidable if tally else s.undecidable
             run = tally.targets_run if tally else s.targets_run
-            passed, sanity = ((tally.sanity_passed, tally.sanity) if tally
-                              else (s.sanity_passed, s.sanity))
-            row = {"paper": s.paper.short, "seed": stage, "targets run": f"{run}/{s.targets}",
-                   "claims judged": sum(counts.values())}
+            passed, sanity = (
+                (tally.sanity_passed, tally.sanity) if tally else (s.sanity_passed, s.sanity)
+            )
+            row = {
+                "paper": s.paper.short,
+                "seed": stage,
+                "targets run": f"{run}/{s.targets}",
+                "claims judged": sum(counts.values()),
+            }
             for status in STATUSES:
                 row[status] = counts[status]
                 if status == WITHIN_NOISE:
@@ -88,15 +93,20 @@ def summary_rows(view: ReportView) -> list[dict[str, Any]]:
             mine.append(row)
         if not mine:
             continue
-        total: dict[str, Any] = {"paper": "all", "seed": stage,
-                                 "targets run": _fraction(mine, "targets run")}
+        total: dict[str, Any] = {
+            "paper": "all",
+            "seed": stage,
+            "targets run": _fraction(mine, "targets run"),
+        }
         for column in list(mine[0])[3:-1]:
             total[column] = sum(row[column] for row in mine)
         total["sanity checks passed"] = _fraction(mine, "sanity checks passed")
         rows += [*mine, total]
     if view.has_confirmatory:
-        seeds = {"exploratory": "exploratory", "confirmatory":
-                 f"confirmatory ({view.confirmatory_seed})"}
+        seeds = {
+            "exploratory": "exploratory",
+            "confirmatory": f"confirmatory ({view.confirmatory_seed})",
+        }
         for row in rows:
             row["seed"] = seeds[row["seed"]]
     else:
@@ -117,12 +127,16 @@ def freeze_line(view: ReportView) -> str:
         return ""
     same = view.frozen_digest == view.digest
     changed = sorted({c.result.id for t in view.targets for c in t.claims if c.changed})
-    text = (f"claims frozen as sha256 {view.frozen_digest[:16]}… (conf/preregistration.yaml), "
-            f"confirmatory seed {view.confirmatory_seed}; today's claims "
-            + ("are the frozen ones" if same else f"differ: sha256 {(view.digest or '')[:16]}…"))
+    text = (
+        f"claims frozen as sha256 {view.frozen_digest[:16]}… (conf/preregistration.yaml), "
+        f"confirmatory seed {view.confirmatory_seed}; today's claims "
+        + ("are the frozen ones" if same else f"differ: sha256 {(view.digest or '')[:16]}…")
+    )
     if changed:
-        text += (f"; encoding changed after the confirmatory run for {len(changed)} claim(s): "
-                 + ", ".join(changed))
+        text += (
+            f"; encoding changed after the confirmatory run for {len(changed)} claim(s): "
+            + ", ".join(changed)
+        )
     return text
 
 
@@ -132,16 +146,26 @@ def _look_text(result: ClaimResult) -> str:
     reps = result.look_reps
     text = f" [look {result.look}: {reps} repetition{'' if reps == 1 else 's'}]"
     if result.status == WITHIN_NOISE and result.needs_more_data and result.reps is None:
-        text += (f" — needs more data: the plan's next look, {result.next_reps} repetitions, "
-                 "may decide it (this kind gives no estimate of how many would)")
+        text += (
+            f" — needs more data: the plan's next look, {result.next_reps} repetitions, "
+            "may decide it (this kind gives no estimate of how many would)"
+        )
     elif result.status == WITHIN_NOISE and result.needs_more_data:
-        text += (f" — needs more data: the plan's next look, {result.next_reps} repetitions "
-                 f"(about {result.reps} would decide it were the observed means and spreads "
-                 "the truth; an estimate, not a promise)")
+        text += (
+            f" — needs more data: the plan's next look, {result.next_reps} repetitions "
+            f"(about {result.reps} would decide it were the observed means and spreads "
+            "the truth; an estimate, not a promise)"
+        )
     elif result.status == WITHIN_NOISE:
-        text += (" — undecidable as encoded: no look of the plan would decide it at these "
-                 "estimates" + (f" (about {result.reps} repetitions)" if result.reps else
-                                " (exact values on the band's edge, or curves that agree)"))
+        text += (
+            " — undecidable as encoded: no look of the plan would decide it at these "
+            "estimates"
+            + (
+                f" (about {result.reps} repetitions)"
+                if result.reps
+                else " (exact values on the band's edge, or curves that agree)"
+            )
+        )
     return text
 
 
@@ -152,22 +176,27 @@ def _verdict_line(result: ClaimResult) -> str:
     if result.look is not None:
         return text + _look_text(result)
     if result.status == WITHIN_NOISE and result.reps:
-        text += (f" — needs more data: about {result.reps} repetitions could decide it, "
-                 "were the observed means and spreads the truth (an estimate, not a promise)")
+        text += (
+            f" — needs more data: about {result.reps} repetitions could decide it, "
+            "were the observed means and spreads the truth (an estimate, not a promise)"
+        )
     elif result.status == WITHIN_NOISE:
-        text += (" — undecidable as encoded: at these estimates no number of repetitions "
-                 "would decide it (exact values on the band's edge, or curves that agree)")
+        text += (
+            " — undecidable as encoded: at these estimates no number of repetitions "
+            "would decide it (exact values on the band's edge, or curves that agree)"
+        )
     return text
 
 
 def _tolerance(result: ClaimResult) -> str:
-    return result.tolerance_note or ("none: the relation as stated, at every point it "
-                                     "judges")
+    return result.tolerance_note or ("none: the relation as stated, at every point it judges")
 
 
 def change_rows(view: ReportView) -> list[dict[str, str]]:
-    return [{"claim": c.id, "seed": c.stage, "before": c.before, "now": c.after,
-             "why": c.reason} for c in view.changes]
+    return [
+        {"claim": c.id, "seed": c.stage, "before": c.before, "now": c.after, "why": c.reason}
+        for c in view.changes
+    ]
 
 
 # --- HTML ------------------------------------------------------------------------------------
@@ -175,15 +204,16 @@ def change_rows(view: ReportView) -> list[dict[str, str]]:
 
 def _figure_html(path: Path) -> str:
     data = base64.b64encode(path.read_bytes()).decode("ascii")
-    return (f'<figure><img alt="{_e(path.stem)}" src="data:image/png;base64,{data}">'
-            f'<figcaption class="meta">{_e(path.name)}</figcaption></figure>')
+    return (
+        f'<figure><img alt="{_e(path.stem)}" src="data:image/png;base64,{data}">'
+        f'<figcaption class="meta">{_e(path.name)}</figcaption></figure>'
+    )
 
 
 def _table_html(stem: Path) -> str:
     csv = stem.with_suffix(".csv")
     if csv.is_file():
-        body = pd.read_csv(csv).to_html(index=False, na_rep="", border=0,
-                                        float_format=_number)
+        body = pd.read_csv(csv).to_html(index=False, na_rep="", border=0, float_format=_number)
     else:
         body = f"<pre>{_e(stem.with_suffix('.md').read_text(encoding='utf-8'))}</pre>"
     return f'<h4>{_e(stem.name)}</h4><div class="scroll">{body}</div>'
@@ -194,9 +224,12 @@ def _rows_html(rows: Sequence[Mapping[str, Any]], text_columns: Sequence[str] = 
         return ""
     columns = list(rows[0])
     head = "".join(f"<th>{_e(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(
-        f'<td{" class=text" if c in text_columns else ""}>{row[c]}</td>' for c in columns)
-        + "</tr>" for row in rows)
+    body = "".join(
+        "<tr>"
+        + "".join(f"<td{' class=text' if c in text_columns else ''}>{row[c]}</td>" for c in columns)
+        + "</tr>"
+        for row in rows
+    )
     return f'<div class="scroll"><table><tr>{head}</tr>{body}</table></div>'
 
 
@@ -211,35 +244,50 @@ def _next_look(claim: ClaimView, command: str | None) -> str | None:
 def _claim_html(claim: ClaimView, notes: str, command: str | None = None) -> str:
     r = claim.result
     link = f' · <a href="{notes}{_e(r.notes)}">notes</a>' if r.notes else ""
-    out = [f'<div class="claim {_css(r.status)}" id="claim-{_e(r.id)}">',
-           f'<span class="badge {_css(r.status)}">{_e(r.status)}</span> <b>{_e(r.id)}</b> '
-           f'<span class="meta">{_e(r.paper)} {_e(r.section)} · {_e(r.kind)}'
-           f'{" · " + _e(r.metric) if r.metric else ""}{link}</span>',
-           f"<blockquote>“{_e(r.quote)}”</blockquote>",
-           f'<div class="tol">judges: {_e(r.slice)}</div>' if r.slice else "",
-           f'<div class="ours">{_e(_verdict_line(r))}</div>']
+    out = [
+        f'<div class="claim {_css(r.status)}" id="claim-{_e(r.id)}">',
+        f'<span class="badge {_css(r.status)}">{_e(r.status)}</span> <b>{_e(r.id)}</b> '
+        f'<span class="meta">{_e(r.paper)} {_e(r.section)} · {_e(r.kind)}'
+        f"{' · ' + _e(r.metric) if r.metric else ''}{link}</span>",
+        f"<blockquote>“{_e(r.quote)}”</blockquote>",
+        f'<div class="tol">judges: {_e(r.slice)}</div>' if r.slice else "",
+        f'<div class="ours">{_e(_verdict_line(r))}</div>',
+    ]
     if _next_look(claim, command):
-        out.append(f'<div class="tol">next look: <code>{_e(_next_look(claim, command))}'
-                   "</code></div>")
+        out.append(
+            f'<div class="tol">next look: <code>{_e(_next_look(claim, command))}</code></div>'
+        )
     if claim.confirmatory is not None:
         c = claim.confirmatory
-        out.append(f'<div class="ours">confirmatory seed: <span class="badge {_css(c.status)}">'
-                   f"{_e(c.status)}</span> {_e(_verdict_line(c))}</div>")
+        out.append(
+            f'<div class="ours">confirmatory seed: <span class="badge {_css(c.status)}">'
+            f"{_e(c.status)}</span> {_e(_verdict_line(c))}</div>"
+        )
     if claim.changed:
-        out.append('<div class="cause">encoding changed after the confirmatory results '
-                   "existed: the confirmatory verdict is of today's encoding, not the frozen "
-                   "one</div>")
+        out.append(
+            '<div class="cause">encoding changed after the confirmatory results '
+            "existed: the confirmatory verdict is of today's encoding, not the frozen "
+            "one</div>"
+        )
     if claim.cause:
         evidence = f": {_e(claim.cause_text)}" if claim.cause_text else ""
-        command = (f" — evidence: <code>{_e(claim.command)}</code>" if claim.command else "")
-        out.append(f'<div class="cause">cause: <b>{_e(CAUSES[claim.cause])}</b>{evidence}'
-                   f"{command}</div>")
+        command = f" — evidence: <code>{_e(claim.command)}</code>" if claim.command else ""
+        out.append(
+            f'<div class="cause">cause: <b>{_e(CAUSES[claim.cause])}</b>{evidence}{command}</div>'
+        )
     if len(claim.readings) > 1:
-        rows = [{"reading": _e(v.reading.name) + (" (text)" if v.reading.primary else ""),
-                 "verdict": (f'<span class="badge {_css(v.result.status)}">'
-                             f"{_e(v.result.status)}</span>" if v.result else "not run"),
-                 "ours": f'<span class="ours">{_e(v.result.ours)}</span>' if v.result else ""}
-                for v in claim.readings]
+        rows = [
+            {
+                "reading": _e(v.reading.name) + (" (text)" if v.reading.primary else ""),
+                "verdict": (
+                    f'<span class="badge {_css(v.result.status)}">{_e(v.result.status)}</span>'
+                    if v.result
+                    else "not run"
+                ),
+                "ours": f'<span class="ours">{_e(v.result.ours)}</span>' if v.result else "",
+            }
+            for v in claim.readings
+        ]
         out.append(_rows_html(rows, ("reading", "ours")))
     out.append(f'<div class="tol">tolerance: {_e(_tolerance(r))}</div>')
     return "".join(out) + "</div>"
@@ -252,50 +300,77 @@ def _readings_html(t: TargetView) -> str:
     for reading in [t.entry.primary, *t.entry.alternatives]:
         counts = dict(next((c for r, c in t.reading_counts if r.name == reading.name), {}))
         run = t.run if reading.primary else t.reading_runs.get(reading.name)
-        rows.append({"reading": _e(reading.name) + (" (the text's)" if reading.primary else "")
-                     + (" ★" if reading.name == t.best_reading else ""),
-                     "what it takes the paper to say": _e(reading.text),
-                     **({s: counts.get(s, "") for s in STATUSES} if run else
-                        {"run": f"<code>{_e(t.command)} reading={_e(reading.name)}</code>"})})
+        rows.append(
+            {
+                "reading": _e(reading.name)
+                + (" (the text's)" if reading.primary else "")
+                + (" ★" if reading.name == t.best_reading else ""),
+                "what it takes the paper to say": _e(reading.text),
+                **(
+                    {s: counts.get(s, "") for s in STATUSES}
+                    if run
+                    else {"run": f"<code>{_e(t.command)} reading={_e(reading.name)}</code>"}
+                ),
+            }
+        )
     keys = list(dict.fromkeys(k for row in rows for k in row))
     rows = [{k: row.get(k, "") for k in keys} for row in rows]
-    note = (f" ★ reproduces the most claims: <b>{_e(t.best_reading)}</b>."
-            if t.best_reading else "")
-    return (f'<h3>Readings</h3><p class="meta">Each claim is judged under every reading.'
-            f"{note}</p>" + _rows_html(rows, ("reading", "what it takes the paper to say")))
+    note = f" ★ reproduces the most claims: <b>{_e(t.best_reading)}</b>." if t.best_reading else ""
+    return (
+        f'<h3>Readings</h3><p class="meta">Each claim is judged under every reading.'
+        f"{note}</p>" + _rows_html(rows, ("reading", "what it takes the paper to say"))
+    )
 
 
 def render_html(view: ReportView) -> str:
     """The self-contained HTML page."""
-    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-           "<title>anonlab reproduction report</title>", f"<style>{STYLE}</style>",
-           "</head><body>", "<h1>Reproduction report</h1>",
-           f'<p class="meta">results: <code>{_e(view.results_dir)}</code> · profile '
-           f"{_e(view.profile)} · verdicts by a pre-registered group-sequential plan over "
-           f'the repetitions (<a href="{NOTES_HTML}#report">how claims are judged</a>)</p>',
-           f'<p class="meta">{_e(freeze_line(view))}</p>',
-           "<h2>Summary</h2>", _rows_html(summary_rows(view))]
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        "<title>anonlab reproduction report</title>",
+        f"<style>{STYLE}</style>",
+        "</head><body>",
+        "<h1>Reproduction report</h1>",
+        f'<p class="meta">results: <code>{_e(view.results_dir)}</code> · profile '
+        f"{_e(view.profile)} · verdicts by a pre-registered group-sequential plan over "
+        f'the repetitions (<a href="{NOTES_HTML}#report">how claims are judged</a>)</p>',
+        f'<p class="meta">{_e(freeze_line(view))}</p>',
+        "<h2>Summary</h2>",
+        _rows_html(summary_rows(view)),
+    ]
     if view.changes:
-        out += ["<h3>Verdicts changed since the last report</h3>",
-                _rows_html([{k: _e(v) for k, v in row.items()} for row in change_rows(view)],
-                           ("claim", "why"))]
+        out += [
+            "<h3>Verdicts changed since the last report</h3>",
+            _rows_html(
+                [{k: _e(v) for k, v in row.items()} for row in change_rows(view)], ("claim", "why")
+            ),
+        ]
     if view.contradictions:
-        items = [f'<li><a href="#claim-{_e(c.result.id)}">{_e(t.target.title_line)}: '
-                 f"{_e(c.result.id)}</a> — {_e(CAUSES[c.cause or 'uninvestigated'])}"
-                 + (f" (<code>{_e(c.command)}</code>)" if c.command else "") + "</li>"
-                 for t, c in view.contradictions]
+        items = [
+            f'<li><a href="#claim-{_e(c.result.id)}">{_e(t.target.title_line)}: '
+            f"{_e(c.result.id)}</a> — {_e(CAUSES[c.cause or 'uninvestigated'])}"
+            + (f" (<code>{_e(c.command)}</code>)" if c.command else "")
+            + "</li>"
+            for t, c in view.contradictions
+        ]
         out += ["<h3>Contradictions and their causes</h3>", "<ul>", *items, "</ul>"]
     out += ["<h2>Figures and tables</h2>", "<ul>"]
     for t in view.targets:
         counts = {s: sum(c.result.status == s for c in t.claims) for s in STATUSES}
-        state = (", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no claims"
-                 if t.run else "not run")
-        out.append(f'<li><a href="#{t.target.anchor}">{_e(t.target.title_line)}</a> '
-                   f"({_e(t.target.title)}): {_e(state)}</li>")
+        state = (
+            ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no claims"
+            if t.run
+            else "not run"
+        )
+        out.append(
+            f'<li><a href="#{t.target.anchor}">{_e(t.target.title_line)}</a> '
+            f"({_e(t.target.title)}): {_e(state)}</li>"
+        )
     out.append("</ul>")
     for t in view.targets:
-        out.append(f'<h2 id="{t.target.anchor}">{_e(t.target.title_line)}: '
-                   f"{_e(t.target.title)}</h2>")
+        out.append(
+            f'<h2 id="{t.target.anchor}">{_e(t.target.title_line)}: {_e(t.target.title)}</h2>'
+        )
         if t.run is None:
             out.append(f'<p class="notrun"><b>not run</b>: <code>{_e(t.command)}</code></p>')
             continue
@@ -303,24 +378,39 @@ def render_html(view: ReportView) -> str:
         out += [_figure_html(p) for p in t.run.figures(t.target.figures)]
         out += [_table_html(p) for p in t.run.tables(t.target.tables)]
         if t.guarantees:
-            out += ["<h3>What each method's releases guarantee</h3>",
-                    _rows_html([{k: _e(v) for k, v in row.items()} for row in t.guarantees],
-                               ("method", "claimed", "as released", "reason", "caveat"))]
+            out += [
+                "<h3>What each method's releases guarantee</h3>",
+                _rows_html(
+                    [{k: _e(v) for k, v in row.items()} for row in t.guarantees],
+                    ("method", "claimed", "as released", "reason", "caveat"),
+                ),
+            ]
         out.append(_readings_html(t))
         out.append("<h3>The paper's claims</h3>")
         out += [_claim_html(c, NOTES_HTML, t.command) for c in t.claims] or [
-            '<p class="meta">no claims stated for this target</p>']
+            '<p class="meta">no claims stated for this target</p>'
+        ]
     if view.custom:
-        out += ["<h2>Custom configurations</h2>",
-                '<p class="meta">Runs whose data or parameters are not the paper\'s: their '
-                "claims are not checked.</p>"]
-        rows = [{"folder": _e(r.folder), "experiment": _e(r.experiment),
-                 "overrides": "<code>" + _e(" ".join(r.overrides) or "not recorded")
-                 + "</code>", "run": _e(" · ".join(r.meta()[1:]))} for r in view.custom]
+        out += [
+            "<h2>Custom configurations</h2>",
+            '<p class="meta">Runs whose data or parameters are not the paper\'s: their '
+            "claims are not checked.</p>",
+        ]
+        rows = [
+            {
+                "folder": _e(r.folder),
+                "experiment": _e(r.experiment),
+                "overrides": "<code>" + _e(" ".join(r.overrides) or "not recorded") + "</code>",
+                "run": _e(" · ".join(r.meta()[1:])),
+            }
+            for r in view.custom
+        ]
         out.append(_rows_html(rows, ("folder", "experiment", "overrides", "run")))
     for run, results in view.others:
-        out += [f"<h2>{_e(run.folder)}</h2>",
-                '<p class="meta">' + " · ".join(_e(m) for m in run.meta()) + "</p>"]
+        out += [
+            f"<h2>{_e(run.folder)}</h2>",
+            '<p class="meta">' + " · ".join(_e(m) for m in run.meta()) + "</p>",
+        ]
         out += [_claim_html(ClaimView(r, []), NOTES_HTML) for r in results]
     out.append("</body></html>")
     return "\n".join(out)
@@ -340,9 +430,11 @@ def md_table(rows: Sequence[Mapping[str, Any]]) -> str:
 def _claim_md(claim: ClaimView, command: str | None = None) -> list[str]:
     r = claim.result
     link = f" ([notes]({NOTES_MD}{r.notes}))" if r.notes else ""
-    out = [f"- **{r.status}** `{r.id}` ({r.paper} {r.section}, {r.kind}"
-           f"{', ' + r.metric if r.metric else ''}){link}: “{_md(r.quote)}”  ",
-           f"  {_md(_verdict_line(r))}"]
+    out = [
+        f"- **{r.status}** `{r.id}` ({r.paper} {r.section}, {r.kind}"
+        f"{', ' + r.metric if r.metric else ''}){link}: “{_md(r.quote)}”  ",
+        f"  {_md(_verdict_line(r))}",
+    ]
     if r.slice:
         out[-1] += "  "
         out.append(f"  judges: {_md(r.slice)}")
@@ -351,20 +443,26 @@ def _claim_md(claim: ClaimView, command: str | None = None) -> list[str]:
         out.append(f"  next look: `{_next_look(claim, command)}`")
     if claim.confirmatory is not None:
         out[-1] += "  "
-        out.append(f"  confirmatory seed: **{claim.confirmatory.status}**, "
-                   f"{_md(_verdict_line(claim.confirmatory))}")
+        out.append(
+            f"  confirmatory seed: **{claim.confirmatory.status}**, "
+            f"{_md(_verdict_line(claim.confirmatory))}"
+        )
     if claim.changed:
         out[-1] += "  "
         out.append("  encoding changed after the confirmatory results existed")
     if claim.cause:
         out[-1] += "  "
-        out.append(f"  cause: **{CAUSES[claim.cause]}**"
-                   + (f": {_md(claim.cause_text)}" if claim.cause_text else "")
-                   + (f" — evidence: `{claim.command}`" if claim.command else ""))
+        out.append(
+            f"  cause: **{CAUSES[claim.cause]}**"
+            + (f": {_md(claim.cause_text)}" if claim.cause_text else "")
+            + (f" — evidence: `{claim.command}`" if claim.command else "")
+        )
     for v in claim.readings[1:]:
         out[-1] += "  "
-        out.append(f"  reading `{v.reading.name}`: "
-                   + (f"**{v.result.status}**, {_md(v.result.ours)}" if v.result else "not run"))
+        out.append(
+            f"  reading `{v.reading.name}`: "
+            + (f"**{v.result.status}**, {_md(v.result.ours)}" if v.result else "not run")
+        )
     out[-1] += "  "
     out.append(f"  tolerance: {_md(_tolerance(r))}")
     return out
@@ -372,19 +470,28 @@ def _claim_md(claim: ClaimView, command: str | None = None) -> list[str]:
 
 def render_markdown(view: ReportView, figure_path: Callable[[Path], str]) -> str:
     """The Markdown page; ``figure_path`` maps a run's figure to the link the page uses."""
-    out = ["# Reproduction report", "",
-           f"Results: `{view.results_dir}` · profile {view.profile} · verdicts by a "
-           f"pre-registered group-sequential plan over the repetitions ([how claims are "
-           f"judged]({NOTES_MD}#report))", "", freeze_line(view), "",
-           "## Summary", "", md_table(summary_rows(view))]
+    out = [
+        "# Reproduction report",
+        "",
+        f"Results: `{view.results_dir}` · profile {view.profile} · verdicts by a "
+        f"pre-registered group-sequential plan over the repetitions ([how claims are "
+        f"judged]({NOTES_MD}#report))",
+        "",
+        freeze_line(view),
+        "",
+        "## Summary",
+        "",
+        md_table(summary_rows(view)),
+    ]
     if view.changes:
-        out += ["", "### Verdicts changed since the last report", "",
-                md_table(change_rows(view))]
+        out += ["", "### Verdicts changed since the last report", "", md_table(change_rows(view))]
     if view.contradictions:
         out += ["### Contradictions and their causes", ""]
-        out += [f"- {t.target.title_line}: `{c.result.id}` — "
-                f"{CAUSES[c.cause or 'uninvestigated']}"
-                + (f" (`{c.command}`)" if c.command else "") for t, c in view.contradictions]
+        out += [
+            f"- {t.target.title_line}: `{c.result.id}` — "
+            f"{CAUSES[c.cause or 'uninvestigated']}" + (f" (`{c.command}`)" if c.command else "")
+            for t, c in view.contradictions
+        ]
         out.append("")
     for t in view.targets:
         out += [f"## {t.target.title_line}: {t.target.title}", ""]
@@ -400,20 +507,43 @@ def render_markdown(view: ReportView, figure_path: Callable[[Path], str]) -> str
         if t.guarantees:
             out += ["What each method's releases guarantee:", "", md_table(t.guarantees), ""]
         if len(t.reading_counts) > 1:
-            rows = [{"reading": r.name + (" (the text's)" if r.primary else ""),
-                     "what it takes the paper to say": r.text, **counts}
-                    for r, counts in t.reading_counts]
-            out += ["Readings" + (f" (most reproduced: `{t.best_reading}`)"
-                                  if t.best_reading else "") + ":", "", md_table(rows)]
+            rows = [
+                {
+                    "reading": r.name + (" (the text's)" if r.primary else ""),
+                    "what it takes the paper to say": r.text,
+                    **counts,
+                }
+                for r, counts in t.reading_counts
+            ]
+            out += [
+                "Readings"
+                + (f" (most reproduced: `{t.best_reading}`)" if t.best_reading else "")
+                + ":",
+                "",
+                md_table(rows),
+            ]
         for claim in t.claims:
             out += _claim_md(claim, t.command)
         out.append("" if t.claims else "No claims stated.\n")
     if view.custom:
-        out += ["## Custom configurations", "",
-                "Runs whose data or parameters are not the paper's: claims not checked.", ""]
-        out.append(md_table([{"folder": r.folder, "experiment": r.experiment,
-                              "overrides": " ".join(r.overrides) or "not recorded"}
-                             for r in view.custom]))
+        out += [
+            "## Custom configurations",
+            "",
+            "Runs whose data or parameters are not the paper's: claims not checked.",
+            "",
+        ]
+        out.append(
+            md_table(
+                [
+                    {
+                        "folder": r.folder,
+                        "experiment": r.experiment,
+                        "overrides": " ".join(r.overrides) or "not recorded",
+                    }
+                    for r in view.custom
+                ]
+            )
+        )
     for run, results in view.others:
         out += [f"## {run.folder}", ""]
         for r in results:

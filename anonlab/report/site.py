@@ -34,9 +34,11 @@ def _write_text(path: Path, text: str) -> Path:
 
 def _notes_html(text: str) -> str:
     body = markdown.markdown(text, extensions=["tables", "fenced_code"])
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>Reproduction notes</title><style>{STYLE}</style></head><body>"
-            f'<p class="meta"><a href="index.html">← the report</a></p>{body}</body></html>\n')
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>Reproduction notes</title><style>{STYLE}</style></head><body>"
+        f'<p class="meta"><a href="index.html">← the report</a></p>{body}</body></html>\n'
+    )
 
 
 def build_report(results_dir: Path, conf_dir: Path = CONF_DIR) -> Path:

@@ -28,6 +28,7 @@ def load_builder(spec: str) -> TableBuilder:
 
 def to_markdown(frame: pd.DataFrame, digits: int = 2) -> str:
     """A GitHub-flavoured Markdown table (numbers rounded to ``digits``, ``|`` escaped)."""
+
     def cell(value: object) -> str:
         if isinstance(value, float):
             return "" if pd.isna(value) else f"{value:.{digits}f}"
@@ -35,8 +36,7 @@ def to_markdown(frame: pd.DataFrame, digits: int = 2) -> str:
 
     header = "| " + " | ".join(map(str, frame.columns)) + " |"
     rule = "|" + "|".join("---" for _ in frame.columns) + "|"
-    body = ["| " + " | ".join(cell(v) for v in row) + " |"
-            for row in frame.itertuples(index=False)]
+    body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
     return "\n".join([header, rule, *body]) + "\n"
 
 
@@ -44,6 +44,7 @@ def write_table_files(frame: pd.DataFrame, directory: Path, name: str) -> list[P
     """Write ``name.csv`` and ``name.md`` in ``directory``, atomically."""
     csv = write_atomic(directory / f"{name}.csv", lambda tmp: frame.to_csv(tmp, index=False))
     markdown = to_markdown(frame)
-    md = write_atomic(directory / f"{name}.md",
-                      lambda tmp: tmp.write_text(markdown, encoding="utf-8"))
+    md = write_atomic(
+        directory / f"{name}.md", lambda tmp: tmp.write_text(markdown, encoding="utf-8")
+    )
     return [csv, md]

@@ -44,12 +44,14 @@ REPORT_DIR = "report"
 VERDICTS_FILE = "verdicts.csv"
 # the causes a contradiction is put down to, in the summary's order: those a claim declares
 # (``known_departure``, with its evidence), a reading that reproduces it, and nothing
-CAUSES = {"stand_in_data": "our stand-in data or method",
-          "paper_inconsistency": "the paper's own inconsistency",
-          "implementation": "a known implementation departure",
-          "reading": "a reading of the paper",
-          "unexplained": "unexplained after investigation",
-          "uninvestigated": "not yet investigated"}
+CAUSES = {
+    "stand_in_data": "our stand-in data or method",
+    "paper_inconsistency": "the paper's own inconsistency",
+    "implementation": "a known implementation departure",
+    "reading": "a reading of the paper",
+    "unexplained": "unexplained after investigation",
+    "uninvestigated": "not yet investigated",
+}
 
 
 @dataclass
@@ -94,8 +96,11 @@ class Run:
 
     def claim_digests(self) -> dict[str, str]:
         """Each claim's digest as the run recorded it (its config's claims)."""
-        return {str(c.get("id")): claim_digest(c) for c in self.config.get("claims") or ()
-                if isinstance(c, Mapping)}
+        return {
+            str(c.get("id")): claim_digest(c)
+            for c in self.config.get("claims") or ()
+            if isinstance(c, Mapping)
+        }
 
     def table(self) -> pd.DataFrame | None:
         path = self.directory / "results.parquet"
@@ -104,8 +109,11 @@ class Run:
     def _pick(self, found: list[Path], names: Sequence[str] | None, key: str) -> list[Path]:
         if names is not None:
             return [p for name in names for p in found if p.stem == name]
-        declared = [str(item.get("name")) for item in self.config.get(key) or ()
-                    if isinstance(item, Mapping)]
+        declared = [
+            str(item.get("name"))
+            for item in self.config.get(key) or ()
+            if isinstance(item, Mapping)
+        ]
         order = {name: i for i, name in enumerate(declared)}
         return sorted(found, key=lambda p: (order.get(p.stem, len(order)), p.stem))
 
@@ -114,8 +122,13 @@ class Run:
 
     def tables(self, names: Sequence[str] | None = None) -> list[Path]:
         """Table stems (``tables/<name>``, written as .csv and .md)."""
-        found = sorted({p.with_suffix("") for suffix in ("csv", "md")
-                        for p in (self.directory / "tables").glob(f"*.{suffix}")})
+        found = sorted(
+            {
+                p.with_suffix("")
+                for suffix in ("csv", "md")
+                for p in (self.directory / "tables").glob(f"*.{suffix}")
+            }
+        )
         return self._pick(found, names, "tables")
 
     def meta(self) -> list[str]:
@@ -123,31 +136,40 @@ class Run:
         info, config = self.info, self.config
         git = info.get("git") or {}
         commit = (git.get("commit") or "")[:10]
-        return [f"folder {self.folder}", f"profile {self.profile}",
-                f"{config.get('reps', '?')} reps", f"{info.get('n_cells', '?')} cells",
-                f"seed {config.get('seed', '?')}",
-                f"run {str(info.get('started_at', '?'))[:19]}",
-                f"{info.get('wall_time_s', '?')} s",
-                f"commit {commit}{' (dirty)' if git.get('dirty') else ''}"]
+        return [
+            f"folder {self.folder}",
+            f"profile {self.profile}",
+            f"{config.get('reps', '?')} reps",
+            f"{info.get('n_cells', '?')} cells",
+            f"seed {config.get('seed', '?')}",
+            f"run {str(info.get('started_at', '?'))[:19]}",
+            f"{info.get('wall_time_s', '?')} s",
+            f"commit {commit}{' (dirty)' if git.get('dirty') else ''}",
+        ]
 
 
 def load_runs(results_dir: Path) -> list[Run]:
     """Every run stored under ``results_dir`` (``<folder>/run.json``), then the confirmatory
     runs (``confirmatory/<folder>/run.json``)."""
     runs = []
-    paths = [*sorted(Path(results_dir).glob("*/run.json")),
-             *sorted(Path(results_dir).glob(f"{CONFIRMATORY}/*/run.json"))]
+    paths = [
+        *sorted(Path(results_dir).glob("*/run.json")),
+        *sorted(Path(results_dir).glob(f"{CONFIRMATORY}/*/run.json")),
+    ]
     for path in paths:
         if path.parent.name != REPORT_DIR:
             runs.append(Run(path.parent, json.loads(path.read_text(encoding="utf-8"))))
     return runs
 
 
-def judge_claims(raw_claims: Sequence[Any], table: pd.DataFrame | None,
-                 default_paper: str | None = None,
-                 tables_dir: Path | None = None,
-                 looks: Sequence[int] | None = None,
-                 spent: Sequence[float] | None = None) -> list[ClaimResult]:
+def judge_claims(
+    raw_claims: Sequence[Any],
+    table: pd.DataFrame | None,
+    default_paper: str | None = None,
+    tables_dir: Path | None = None,
+    looks: Sequence[int] | None = None,
+    spent: Sequence[float] | None = None,
+) -> list[ClaimResult]:
     """Each claim judged on its own, so one malformed claim does not hide the others;
     ``tables_dir`` holds the run's stored tables (``privacy`` claims read the audit's).
     ``looks``: the repetitions of each look of the pre-registered plan for this run's
@@ -161,18 +183,28 @@ def judge_claims(raw_claims: Sequence[Any], table: pd.DataFrame | None,
             claim = parse_claim(raw, i)
         except ClaimError as error:
             raw = raw if isinstance(raw, Mapping) else {}
-            results.append(ClaimResult(str(raw.get("id") or f"#{i + 1}"),
-                                       str(raw.get("paper") or default_paper or "?"),
-                                       str(raw.get("section") or ""), str(raw.get("quote") or ""),
-                                       str(raw.get("kind") or "?"), NOT_CHECKABLE,
-                                       f"invalid claim: {error}", target=raw.get("target")))
+            results.append(
+                ClaimResult(
+                    str(raw.get("id") or f"#{i + 1}"),
+                    str(raw.get("paper") or default_paper or "?"),
+                    str(raw.get("section") or ""),
+                    str(raw.get("quote") or ""),
+                    str(raw.get("kind") or "?"),
+                    NOT_CHECKABLE,
+                    f"invalid claim: {error}",
+                    target=raw.get("target"),
+                )
+            )
             continue
         if data is None or at_reps is None:
             results.append(ClaimResult.of(claim, NOT_CHECKABLE, "no results table"))
             continue
         try:
-            results.append(evaluate_claim(claim, data) if looks is None or spent is None
-                           else judge_in_looks(claim, at_reps, looks, spent))
+            results.append(
+                evaluate_claim(claim, data)
+                if looks is None or spent is None
+                else judge_in_looks(claim, at_reps, looks, spent)
+            )
         except (ClaimError, KeyError, TypeError, ValueError, ArithmeticError) as error:
             results.append(ClaimResult.of(claim, NOT_CHECKABLE, f"could not be checked: {error}"))
     return results
@@ -195,15 +227,21 @@ class _RepsView:
         return self._cache[n]
 
 
-def judge_in_looks(claim: Claim, data: _RepsView, looks: Sequence[int],
-                   spent: Sequence[float]) -> ClaimResult:
+def judge_in_looks(
+    claim: Claim, data: _RepsView, looks: Sequence[int], spent: Sequence[float]
+) -> ClaimResult:
     """A claim judged by the pre-registered group-sequential plan
     (:func:`~anonlab.report.claims.stats.sequential`): the first look that decides it is
     final; a claim still within noise at the run's last look says whether the plan's next
     look could decide it (the repetitions estimated at that look's level, no more than the
     plan's last look), and how many repetitions that would take."""
-    look = sequential(lambda n: evaluate_claim(claim, data.first(n)), lambda r: r.status,
-                      looks, spent, data.available)
+    look = sequential(
+        lambda n: evaluate_claim(claim, data.first(n)),
+        lambda r: r.status,
+        looks,
+        spent,
+        data.available,
+    )
     result, judged = look.result, min(looks[look.index], data.available)
     next_reps = None
     if result.status == WITHIN_NOISE and look.next_reps is not None:
@@ -218,8 +256,9 @@ def judge_in_looks(claim: Claim, data: _RepsView, looks: Sequence[int],
     return replace(result, look=look.index + 1, look_reps=judged, next_reps=next_reps)
 
 
-def plan_reps(entry: catalog.ExperimentEntry, profile: str, plan: preregistration.Plan
-              ) -> tuple[int, ...]:
+def plan_reps(
+    entry: catalog.ExperimentEntry, profile: str, plan: preregistration.Plan
+) -> tuple[int, ...]:
     """The repetitions of each look of ``plan`` for ``entry`` under ``profile``."""
     return plan.reps(entry.reps.get(profile, entry.reps.get(PAPER_PROFILE, 2)))
 
@@ -270,8 +309,7 @@ class TargetView:
         readings differ."""
         if len(self.reading_counts) < 2:
             return None
-        scores = [(counts[REPRODUCED], -counts[CONTRADICTED]) for _, counts in
-                  self.reading_counts]
+        scores = [(counts[REPRODUCED], -counts[CONTRADICTED]) for _, counts in self.reading_counts]
         if len(set(scores)) == 1:
             return None
         return self.reading_counts[scores.index(max(scores))][0].name
@@ -331,9 +369,13 @@ class ReportView:
 
     @property
     def contradictions(self) -> list[tuple[TargetView, ClaimView]]:
-        return [(t, c) for t in self.targets for c in t.claims
-                if c.result.status == CONTRADICTED or (
-                    c.confirmatory is not None and c.confirmatory.status == CONTRADICTED)]
+        return [
+            (t, c)
+            for t in self.targets
+            for c in t.claims
+            if c.result.status == CONTRADICTED
+            or (c.confirmatory is not None and c.confirmatory.status == CONTRADICTED)
+        ]
 
     @property
     def has_confirmatory(self) -> bool:
@@ -344,16 +386,29 @@ class ReportView:
         rows = []
         for t in self.targets:
             for c in t.claims:
-                rows.append({"id": c.result.id, "stage": "exploratory",
-                             "status": c.result.status, "digest": c.digest})
+                rows.append(
+                    {
+                        "id": c.result.id,
+                        "stage": "exploratory",
+                        "status": c.result.status,
+                        "digest": c.digest,
+                    }
+                )
                 if c.confirmatory is not None:
-                    rows.append({"id": c.result.id, "stage": CONFIRMATORY,
-                                 "status": c.confirmatory.status, "digest": c.digest})
+                    rows.append(
+                        {
+                            "id": c.result.id,
+                            "stage": CONFIRMATORY,
+                            "status": c.confirmatory.status,
+                            "digest": c.digest,
+                        }
+                    )
         return rows
 
 
-def run_command(experiment: str, results_dir: Path, profile: str,
-                reading: str | None = None) -> str:
+def run_command(
+    experiment: str, results_dir: Path, profile: str, reading: str | None = None
+) -> str:
     """The command that writes ``experiment``'s results (under ``reading``) into
     ``results_dir``."""
     base = results_dir if profile == PAPER_PROFILE else results_dir.parent
@@ -392,15 +447,19 @@ def guarantee_rows(table: pd.DataFrame | None) -> list[dict[str, str]]:
         if "guarantee" not in group:
             rows.append({"method": str(method), "claimed": f"{stated(str(method))} (stated)"})
             continue
-        rows.append({"method": str(method),
-                     "claimed": _joined(group, "guarantee_claimed"),
-                     "as released": ", ".join(dict.fromkeys(group["guarantee"].astype(str))),
-                     "ε per attribute": _span(group["guarantee_epsilon_per_attribute"]),
-                     "ε in total": _span(group["guarantee_epsilon_total"]),
-                     "k reached": _span(group["guarantee_k"].astype(float)),
-                     "t reached": _span(group["guarantee_t"]),
-                     "reason": _joined(group, "guarantee_reason"),
-                     "caveat": _joined(group, "guarantee_caveat")})
+        rows.append(
+            {
+                "method": str(method),
+                "claimed": _joined(group, "guarantee_claimed"),
+                "as released": ", ".join(dict.fromkeys(group["guarantee"].astype(str))),
+                "ε per attribute": _span(group["guarantee_epsilon_per_attribute"]),
+                "ε in total": _span(group["guarantee_epsilon_total"]),
+                "k reached": _span(group["guarantee_k"].astype(float)),
+                "t reached": _span(group["guarantee_t"]),
+                "reason": _joined(group, "guarantee_reason"),
+                "caveat": _joined(group, "guarantee_caveat"),
+            }
+        )
     return rows
 
 
@@ -414,20 +473,27 @@ def _joined(group: pd.DataFrame, column: str) -> str:
 
 def _counts(results: Sequence[ClaimResult | None]) -> dict[str, int]:
     """Verdicts by status, sanity checks left out (they are no finding about a paper)."""
-    return {s: sum(r is not None and r.status == s and not r.sanity for r in results)
-            for s in STATUSES}
+    return {
+        s: sum(r is not None and r.status == s and not r.sanity for r in results) for s in STATUSES
+    }
 
 
 def _cause(view: ClaimView) -> tuple[str | None, str | None, str | None]:
     """The cause of a contradiction (on either run), its evidence and its command."""
-    contradicted = [r for r in (view.result, view.confirmatory)
-                    if r is not None and r.status == CONTRADICTED and not r.sanity]
+    contradicted = [
+        r
+        for r in (view.result, view.confirmatory)
+        if r is not None and r.status == CONTRADICTED and not r.sanity
+    ]
     if not contradicted:
         return None, None, None
     for verdict in view.readings[1:]:
         if verdict.result is not None and verdict.result.status == REPRODUCED:
-            return "reading", (f"reproduced under the reading '{verdict.reading.name}': "
-                               f"{verdict.reading.text}"), None
+            return (
+                "reading",
+                (f"reproduced under the reading '{verdict.reading.name}': {verdict.reading.text}"),
+                None,
+            )
     departure = view.result.known_departure
     if departure:
         return departure["cause"], departure["evidence"], departure.get("command")
@@ -439,11 +505,16 @@ def _key(reading: catalog.Reading | None) -> str | None:
     return None if reading is None or reading.primary else reading.name
 
 
-def _target_view(target: catalog.Target, entry: catalog.ExperimentEntry,
-                 runs: Mapping[str | None, Run], results_dir: Path, profile: str,
-                 judged: Mapping[Path, list[ClaimResult]],
-                 guarantees: Mapping[Path, list[dict[str, str]]],
-                 confirmatory: Run | None) -> TargetView:
+def _target_view(
+    target: catalog.Target,
+    entry: catalog.ExperimentEntry,
+    runs: Mapping[str | None, Run],
+    results_dir: Path,
+    profile: str,
+    judged: Mapping[Path, list[ClaimResult]],
+    guarantees: Mapping[Path, list[dict[str, str]]],
+    confirmatory: Run | None,
+) -> TargetView:
     readings = [entry.primary, *entry.alternatives] if entry.readings else [None]
     ids = {t.id for t in entry.targets}
 
@@ -452,47 +523,70 @@ def _target_view(target: catalog.Target, entry: catalog.ExperimentEntry,
         return named == target.id or (named not in ids and target == entry.targets[0])
 
     own = [i for i, raw in enumerate(entry.claims) if belongs(raw)]
-    by_reading = {_key(r): judged[runs[_key(r)].directory] if _key(r) in runs else None
-                  for r in readings}
+    by_reading = {
+        _key(r): judged[runs[_key(r)].directory] if _key(r) in runs else None for r in readings
+    }
     confirmed = judged[confirmatory.directory] if confirmatory is not None else None
     recorded = confirmatory.claim_digests() if confirmatory is not None else {}
     claims = []
     for i in own:
-        verdicts = [ReadingVerdict(r, by_reading[_key(r)][i] if by_reading[_key(r)] else None)
-                    for r in readings]
+        verdicts = [
+            ReadingVerdict(r, by_reading[_key(r)][i] if by_reading[_key(r)] else None)
+            for r in readings
+        ]
         first = verdicts[0].result
         if first is None:
             try:
                 first = ClaimResult.of(parse_claim(entry.claims[i], i), NOT_CHECKABLE, "not run")
             except ClaimError as error:
-                first = ClaimResult(f"#{i + 1}", entry.paper, "", "", "?", NOT_CHECKABLE,
-                                    f"invalid claim: {error}")
+                first = ClaimResult(
+                    f"#{i + 1}", entry.paper, "", "", "?", NOT_CHECKABLE, f"invalid claim: {error}"
+                )
         view = ClaimView(first, verdicts, confirmatory=confirmed[i] if confirmed else None)
         if isinstance(entry.claims[i], Mapping):
             view.digest = claim_digest(entry.claims[i])
             view.changed = confirmatory is not None and recorded.get(first.id) != view.digest
         view.cause, view.cause_text, view.command = _cause(view)
         claims.append(view)
-    counts = [(r, _counts([c.readings[position].result for c in claims]))
-              for position, r in enumerate(readings)
-              if r is not None and by_reading[_key(r)] is not None]
-    return TargetView(target, entry, runs.get(None), claims,
-                      {k: v for k, v in runs.items() if k is not None},
-                      run_command(entry.name, results_dir, profile), counts,
-                      guarantees.get(runs[None].directory, []) if None in runs else [],
-                      confirmatory)
+    counts = [
+        (r, _counts([c.readings[position].result for c in claims]))
+        for position, r in enumerate(readings)
+        if r is not None and by_reading[_key(r)] is not None
+    ]
+    return TargetView(
+        target,
+        entry,
+        runs.get(None),
+        claims,
+        {k: v for k, v in runs.items() if k is not None},
+        run_command(entry.name, results_dir, profile),
+        counts,
+        guarantees.get(runs[None].directory, []) if None in runs else [],
+        confirmatory,
+    )
 
 
 def _tally(views: Sequence[ClaimView], confirmatory: bool, targets_run: int = 0) -> Tally:
     results = [v.confirmatory if confirmatory else v.result for v in views]
     sanity = [r for r in results if r is not None and r.sanity]
-    causes = {cause: sum(v.cause == cause and r is not None and r.status == CONTRADICTED
-                         and not r.sanity for v, r in zip(views, results, strict=True))
-              for cause in CAUSES}
+    causes = {
+        cause: sum(
+            v.cause == cause and r is not None and r.status == CONTRADICTED and not r.sanity
+            for v, r in zip(views, results, strict=True)
+        )
+        for cause in CAUSES
+    }
     within = [r for r in results if r is not None and r.status == WITHIN_NOISE and not r.sanity]
     more = sum(r.needs_more_data for r in within)
-    return Tally(_counts(results), causes, more, len(within) - more, targets_run,
-                 sum(r.status == REPRODUCED for r in sanity), len(sanity))
+    return Tally(
+        _counts(results),
+        causes,
+        more,
+        len(within) - more,
+        targets_run,
+        sum(r.status == REPRODUCED for r in sanity),
+        len(sanity),
+    )
 
 
 def _changes(results_dir: Path, view: ReportView) -> list[VerdictChange]:
@@ -508,17 +602,31 @@ def _changes(results_dir: Path, view: ReportView) -> list[VerdictChange]:
     for row in view.verdict_rows():
         previous = old.get((row["id"], row["stage"]))
         if previous is None and row["stage"] in stages:
-            changes.append(VerdictChange(row["id"], row["stage"], "absent", row["status"],
-                                         "a new claim, or a renamed one"))
+            changes.append(
+                VerdictChange(
+                    row["id"],
+                    row["stage"],
+                    "absent",
+                    row["status"],
+                    "a new claim, or a renamed one",
+                )
+            )
         if previous is None or previous.status == row["status"]:
             continue
-        reason = ("the claim's encoding changed" if previous.digest != row["digest"]
-                  else "a new run, or the checker's rules, changed")
-        changes.append(VerdictChange(row["id"], row["stage"], previous.status, row["status"],
-                                     reason))
+        reason = (
+            "the claim's encoding changed"
+            if previous.digest != row["digest"]
+            else "a new run, or the checker's rules, changed"
+        )
+        changes.append(
+            VerdictChange(row["id"], row["stage"], previous.status, row["status"], reason)
+        )
     current = {(r["id"], r["stage"]) for r in view.verdict_rows()}
-    changes += [VerdictChange(k[0], k[1], old[k].status, "removed", "the claim was withdrawn or "
-                              "renamed") for k in old if k not in current]
+    changes += [
+        VerdictChange(k[0], k[1], old[k].status, "removed", "the claim was withdrawn or renamed")
+        for k in old
+        if k not in current
+    ]
     return changes
 
 
@@ -543,8 +651,11 @@ def build_view(results_dir: Path, conf_dir: Path = CONF_DIR) -> ReportView:
             others.append((run, judge_claims(raw, run.table())))
         else:
             primary = entry.primary
-            key = (None if run.reading is None or (primary and run.reading == primary.name)
-                   else run.reading)
+            key = (
+                None
+                if run.reading is None or (primary and run.reading == primary.name)
+                else run.reading
+            )
             if run.stage == CONFIRMATORY:
                 if key is not None:
                     continue  # the confirmatory verdicts are the primary reading's
@@ -553,16 +664,35 @@ def build_view(results_dir: Path, conf_dir: Path = CONF_DIR) -> ReportView:
                 paper_runs.setdefault(run.experiment, {})[key] = run
             table = run.table()
             judged[run.directory] = judge_claims(
-                entry.claims, table, entry.paper, run.directory / "tables",
-                plan_reps(entry, run.profile, prereg.plan), prereg.plan.spent)
+                entry.claims,
+                table,
+                entry.paper,
+                run.directory / "tables",
+                plan_reps(entry, run.profile, prereg.plan),
+                prereg.plan.spent,
+            )
             guarantees[run.directory] = guarantee_rows(table)
     profiles = [r.profile for r in runs]
-    profile = (max(set(profiles), key=profiles.count) if profiles
-               else results_dir.name if results_dir.name != "results" else PAPER_PROFILE)
-    targets = [_target_view(t, entries[t.experiment], paper_runs.get(t.experiment, {}),
-                            results_dir, profile, judged, guarantees,
-                            confirmatory.get(t.experiment))
-               for t in catalog.targets(conf_dir)]
+    profile = (
+        max(set(profiles), key=profiles.count)
+        if profiles
+        else results_dir.name
+        if results_dir.name != "results"
+        else PAPER_PROFILE
+    )
+    targets = [
+        _target_view(
+            t,
+            entries[t.experiment],
+            paper_runs.get(t.experiment, {}),
+            results_dir,
+            profile,
+            judged,
+            guarantees,
+            confirmatory.get(t.experiment),
+        )
+        for t in catalog.targets(conf_dir)
+    ]
     summaries = []
     for paper in catalog.papers(conf_dir):
         mine = [t for t in targets if t.target.paper == paper.short]
@@ -573,16 +703,31 @@ def build_view(results_dir: Path, conf_dir: Path = CONF_DIR) -> ReportView:
         explored = _tally(views, confirmatory=False)
         confirmed_targets = [t for t in mine if t.confirmatory_run is not None]
         confirmed = [c for t in confirmed_targets for c in t.claims]
-        summaries.append(PaperSummary(paper, len(ran), len(mine), explored.counts,
-                                      explored.causes,
-                                      sum(len(t.claims) for t in mine if t.run is None),
-                                      sum(r.status == REPRODUCED for r in sanity),
-                                      len(sanity), explored.undecidable,
-                                      explored.needs_more_data,
-                                      _tally(confirmed, True, len(confirmed_targets))
-                                      if confirmed_targets else None))
-    view = ReportView(results_dir, profile, summaries, targets, custom, others,
-                      prereg.claims_sha256, preregistration.claims_digest(conf_dir),
-                      prereg.confirmatory_seed)
+        summaries.append(
+            PaperSummary(
+                paper,
+                len(ran),
+                len(mine),
+                explored.counts,
+                explored.causes,
+                sum(len(t.claims) for t in mine if t.run is None),
+                sum(r.status == REPRODUCED for r in sanity),
+                len(sanity),
+                explored.undecidable,
+                explored.needs_more_data,
+                _tally(confirmed, True, len(confirmed_targets)) if confirmed_targets else None,
+            )
+        )
+    view = ReportView(
+        results_dir,
+        profile,
+        summaries,
+        targets,
+        custom,
+        others,
+        prereg.claims_sha256,
+        preregistration.claims_digest(conf_dir),
+        prereg.confirmatory_seed,
+    )
     view.changes = _changes(results_dir, view)
     return view

@@ -6,12 +6,29 @@ The names below are imported on first use, so a worker that only runs jobs
 from importlib import import_module
 from typing import Any
 
-__all__ = ["Cell", "Experiment", "build_experiment", "cell_id", "expand_grid",
-           "render_experiment", "rng_for", "run_cells", "run_experiment"]
+__all__ = [
+    "Cell",
+    "Experiment",
+    "build_experiment",
+    "cell_id",
+    "expand_grid",
+    "render_experiment",
+    "rng_for",
+    "run_cells",
+    "run_experiment",
+]
 
-_LAZY = {"run_cells": "execute", "Experiment": "experiment", "build_experiment": "experiment",
-         "render_experiment": "experiment", "run_experiment": "experiment",
-         "Cell": "grid", "expand_grid": "grid", "cell_id": "seeds", "rng_for": "seeds"}
+_LAZY = {
+    "run_cells": "execute",
+    "Experiment": "experiment",
+    "build_experiment": "experiment",
+    "render_experiment": "experiment",
+    "run_experiment": "experiment",
+    "Cell": "grid",
+    "expand_grid": "grid",
+    "cell_id": "seeds",
+    "rng_for": "seeds",
+}
 
 
 def __getattr__(name: str) -> Any:

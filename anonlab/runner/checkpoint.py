@@ -165,13 +165,17 @@ class Checkpoint:
             try:
                 stored = self._manifest()
             except Exception as error:  # any unreadable manifest heals
-                note(f"{self._shown(self.directory / MANIFEST)} is unreadable "
-                     f"({_reason(error)}); the parts beside it ({len(self.parts())}) are "
-                     "discarded and their jobs recomputed")
+                note(
+                    f"{self._shown(self.directory / MANIFEST)} is unreadable "
+                    f"({_reason(error)}); the parts beside it ({len(self.parts())}) are "
+                    "discarded and their jobs recomputed"
+                )
                 stored = {}
             if stored is None and self.parts():
-                note(f"{self._shown(self.directory)} has parts but no {MANIFEST}; they are "
-                     "discarded and their jobs recomputed")
+                note(
+                    f"{self._shown(self.directory)} has parts but no {MANIFEST}; they are "
+                    "discarded and their jobs recomputed"
+                )
             if (stored or {}).get("key") != self.key:
                 shutil.rmtree(self.directory)
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -199,8 +203,7 @@ class Checkpoint:
                 if not pd.api.types.is_integer_dtype(frame[column]):
                     raise ValueError(f"column {column} is {frame[column].dtype}, not integer")
         except Exception as error:  # any unreadable part is recomputed
-            note(f"{self._shown(path)} is unreadable ({_reason(error)}); its jobs are "
-                 "recomputed")
+            note(f"{self._shown(path)} is unreadable ({_reason(error)}); its jobs are recomputed")
             _remove(path)
             return None
         return frame
@@ -265,8 +268,7 @@ def folder_lock(folder: Path) -> Iterator[None]:
             note(f"another run is writing {folder}; this run waits until it is done")
             fcntl.flock(fd, fcntl.LOCK_EX)
         except OSError as error:  # a file system without locks
-            note(f"cannot lock {folder} ({_reason(error)}); runs into it are not "
-                 "serialized")
+            note(f"cannot lock {folder} ({_reason(error)}); runs into it are not serialized")
         held[key] = 1
         try:
             yield

@@ -38,12 +38,17 @@ class _Metrics:
     randomized: bool
 
     @classmethod
-    def of(cls, metrics: Sequence[str], metrics_by_attribute: Sequence[str],
-           metric_options: Options | None) -> _Metrics:
+    def of(
+        cls,
+        metrics: Sequence[str],
+        metrics_by_attribute: Sequence[str],
+        metric_options: Options | None,
+    ) -> _Metrics:
         options = metric_options or {}
         release = tuple((name, get_metric(name, options.get(name))) for name in metrics)
-        by_attribute = tuple((name, get_attribute_metric(name, options.get(name)))
-                             for name in metrics_by_attribute)
+        by_attribute = tuple(
+            (name, get_attribute_metric(name, options.get(name))) for name in metrics_by_attribute
+        )
         return cls(release, by_attribute, any(m.randomized for _, m in release))
 
 
@@ -57,19 +62,27 @@ def run_job(
 ) -> list[dict[str, Any]]:
     """Protect one (cell, repetition) of the cell's data set ``view`` and evaluate every
     metric on it, each with its ``metric_options``."""
-    return _run_job(view, job, master_seed, _Metrics.of(metrics, metrics_by_attribute,
-                                                         metric_options))
+    return _run_job(
+        view, job, master_seed, _Metrics.of(metrics, metrics_by_attribute, metric_options)
+    )
 
 
-def _run_job(view: Dataset, job: Job, master_seed: int, metrics: _Metrics,
-             method: Method | None = None) -> list[dict[str, Any]]:
+def _run_job(
+    view: Dataset, job: Job, master_seed: int, metrics: _Metrics, method: Method | None = None
+) -> list[dict[str, Any]]:
     """:func:`run_job` with the metrics resolved and, optionally, the cell's method built
     (a method holds only its parameters, so the repetitions of a cell share it)."""
     _, cell, rep = job
     method = method or cell.build()
     release = method.release(view, rng_for(master_seed, cell.id, rep))
-    base = {"method": cell.method, **cell.param_dict, "rep": rep,
-            "seed": master_seed, "cell_id": cell.id, **release.guarantee.as_columns()}
+    base = {
+        "method": cell.method,
+        **cell.param_dict,
+        "rep": rep,
+        "seed": master_seed,
+        "cell_id": cell.id,
+        **release.guarantee.as_columns(),
+    }
     rows: list[dict[str, Any]] = []
     # the child stream is derived only for a randomized metric: deriving costs per job
     metric_rng = metric_rng_for(master_seed, cell.id, rep) if metrics.randomized else None
@@ -90,9 +103,14 @@ def _run_job(view: Dataset, job: Job, master_seed: int, metrics: _Metrics,
     return rows
 
 
-def run_batch(dataset: Dataset, jobs: Sequence[Job], master_seed: int, metrics: Sequence[str],
-              metrics_by_attribute: Sequence[str], metric_options: Options | None = None
-              ) -> tuple[int, list[dict[str, Any]]]:
+def run_batch(
+    dataset: Dataset,
+    jobs: Sequence[Job],
+    master_seed: int,
+    metrics: Sequence[str],
+    metrics_by_attribute: Sequence[str],
+    metric_options: Options | None = None,
+) -> tuple[int, list[dict[str, Any]]]:
     """Run a batch of jobs in one worker (the data set is shipped once per batch);
     returns the number of jobs run and their rows."""
     rows: list[dict[str, Any]] = []
@@ -144,31 +162,35 @@ LOST_RETRIES = 2  # reruns of jobs whose parts cannot be loaded back before givi
 
 def _split(jobs: Sequence[Job], n_batches: int) -> list[list[Job]]:
     n_batches = min(len(jobs), max(1, n_batches))
-    return [[jobs[i] for i in b] for b in np.array_split(np.arange(len(jobs)), n_batches)
-            if len(b)]
+    return [[jobs[i] for i in b] for b in np.array_split(np.arange(len(jobs)), n_batches) if len(b)]
 
 
-def _local_batches(dataset: Dataset, jobs: Sequence[Job], args: tuple[Any, ...],
-                   n_jobs: int) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+def _local_batches(
+    dataset: Dataset, jobs: Sequence[Job], args: tuple[Any, ...], n_jobs: int
+) -> Iterator[tuple[int, list[dict[str, Any]]]]:
     tasks = [(dataset, batch, *args) for batch in _split(jobs, effective_n_jobs(n_jobs) * 8)]
     for _, done in map_tasks(run_batch, tasks, n_jobs):  # this process and n_jobs − 1 workers
         yield done
 
 
-def _dask_batches(dataset: Dataset, jobs: Sequence[Job], args: tuple[Any, ...], n_jobs: int,
-                  address: str | None) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+def _dask_batches(
+    dataset: Dataset, jobs: Sequence[Job], args: tuple[Any, ...], n_jobs: int, address: str | None
+) -> Iterator[tuple[int, list[dict[str, Any]]]]:
     from dask.distributed import Client, LocalCluster, as_completed
 
     cluster = None
     if address is None:
-        cluster = LocalCluster(n_workers=effective_n_jobs(n_jobs), threads_per_worker=1,
-                               dashboard_address=None)
+        cluster = LocalCluster(
+            n_workers=effective_n_jobs(n_jobs), threads_per_worker=1, dashboard_address=None
+        )
     client = Client(cluster if cluster is not None else address)
     try:
         workers = sum(client.nthreads().values()) or 1
         shared = client.scatter(dataset, broadcast=True)
-        futures = [client.submit(run_batch, shared, batch, *args, pure=False)
-                   for batch in _split(jobs, workers * 8)]
+        futures = [
+            client.submit(run_batch, shared, batch, *args, pure=False)
+            for batch in _split(jobs, workers * 8)
+        ]
         for future in as_completed(futures):
             yield future.result()
     finally:
@@ -209,8 +231,11 @@ def run_cells(
     def run(todo: Sequence[Job], bar: tqdm) -> list[dict[str, Any]]:
         if not todo:
             return []
-        batches = (_dask_batches(dataset, todo, args, n_jobs, runner.address)
-                   if runner.name == "dask" else _local_batches(dataset, todo, args, n_jobs))
+        batches = (
+            _dask_batches(dataset, todo, args, n_jobs, runner.address)
+            if runner.name == "dask"
+            else _local_batches(dataset, todo, args, n_jobs)
+        )
         rows: list[dict[str, Any]] = []
         for done, batch_rows in batches:
             if checkpoint is not None:
@@ -222,8 +247,13 @@ def run_cells(
     stored = checkpoint.load() if checkpoint is not None else pd.DataFrame()
     finished = _jobs_of(stored)
     todo = [job for job in jobs if (job[1].id, job[2]) not in finished]
-    with tqdm(total=len(jobs), initial=len(jobs) - len(todo), desc=label or "cells x reps",
-              unit="run", disable=not progress) as bar:
+    with tqdm(
+        total=len(jobs),
+        initial=len(jobs) - len(todo),
+        desc=label or "cells x reps",
+        unit="run",
+        disable=not progress,
+    ) as bar:
         rows = run(todo, bar)
         if checkpoint is None:
             frame = pd.DataFrame(rows)
@@ -239,16 +269,19 @@ def run_cells(
                 if not lost:
                     break
                 if attempt == LOST_RETRIES:
-                    raise RuntimeError(f"the parts under {checkpoint.directory} keep "
-                                       "disappearing: is another program deleting them?")
+                    raise RuntimeError(
+                        f"the parts under {checkpoint.directory} keep "
+                        "disappearing: is another program deleting them?"
+                    )
                 bar.total += len(lost)
                 run(lost, bar)
             if planned <= finished:
                 frame = checkpoint.compact(frame)
     # a job stored twice (two runs sharing a folder) counts once, from the first part
     frame = frame.drop_duplicates(ROW_KEY, keep="first")
-    keep = [(int(c), int(r)) in planned for c, r in zip(frame["cell_id"], frame["rep"],
-                                                        strict=True)]
+    keep = [
+        (int(c), int(r)) in planned for c, r in zip(frame["cell_id"], frame["rep"], strict=True)
+    ]
     return tidy_table(frame[keep], cells, dataset.name)
 
 
@@ -276,8 +309,18 @@ def tidy_table(frame: pd.DataFrame, cells: Sequence[Cell], dataset: str) -> pd.D
             frame[axis] = values.astype("Int64")
         elif pd.api.types.is_numeric_dtype(values):
             frame[axis] = values.astype(float)
-    ordered = ["dataset", "method", *axes, "rep", "seed", "cell_id", "metric", "attribute",
-               "value", *GUARANTEE_COLUMNS]
+    ordered = [
+        "dataset",
+        "method",
+        *axes,
+        "rep",
+        "seed",
+        "cell_id",
+        "metric",
+        "attribute",
+        "value",
+        *GUARANTEE_COLUMNS,
+    ]
     frame["attribute"] = frame["attribute"].astype("string")
     for column in GUARANTEE_INTS:
         frame[column] = frame[column].astype("Int64")

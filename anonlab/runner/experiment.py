@@ -121,8 +121,9 @@ def split_options(options: Any) -> tuple[dict[str, dict[str, Any]], dict[str, di
     if options is None:
         return {}, {}
     if not isinstance(options, Mapping):
-        raise ParameterError(f"options must be a mapping {{method or metric: {{option: "
-                             f"value}}}}, got {options!r}")
+        raise ParameterError(
+            f"options must be a mapping {{method or metric: {{option: value}}}}, got {options!r}"
+        )
     methods: dict[str, dict[str, Any]] = {}
     metrics: dict[str, dict[str, Any]] = {}
     for name, given in options.items():
@@ -132,14 +133,19 @@ def split_options(options: Any) -> tuple[dict[str, dict[str, Any]], dict[str, di
         elif name in METRICS:
             metrics[name] = check_options(name, given, METRICS[name].option_choices)
         else:
-            raise ParameterError(f"options.{name}: {name!r} is not a registered method or "
-                                 f"metric; choose among {sorted(METHODS) + sorted(METRICS)}")
+            raise ParameterError(
+                f"options.{name}: {name!r} is not a registered method or "
+                f"metric; choose among {sorted(METHODS) + sorted(METRICS)}"
+            )
     return methods, metrics
 
 
-def check_same_ground(methods: Sequence[str], metrics: Sequence[str],
-                      method_options: Mapping[str, Mapping[str, Any]],
-                      metric_options: Mapping[str, Mapping[str, Any]]) -> None:
+def check_same_ground(
+    methods: Sequence[str],
+    metrics: Sequence[str],
+    method_options: Mapping[str, Mapping[str, Any]],
+    metric_options: Mapping[str, Mapping[str, Any]],
+) -> None:
     """Raise a :class:`ParameterError` unless every method with an EMD ground distance
     (the t-closeness methods) uses the one the ``max_emd`` metric reports with."""
     if "max_emd" not in metrics:
@@ -155,16 +161,20 @@ def check_same_ground(methods: Sequence[str], metrics: Sequence[str],
             raise ParameterError(
                 f"options.{cls.name}.ground={chosen!r} but options.max_emd.ground={ground!r}: "
                 "a run's t-closeness methods and its EMD metric must use the same ground "
-                "distance; set both")
+                "distance; set both"
+            )
 
 
-def retitled(figures: Sequence[FigureSpec], experiment: str,
-             datasets: Sequence[str]) -> tuple[FigureSpec, ...]:
+def retitled(
+    figures: Sequence[FigureSpec], experiment: str, datasets: Sequence[str]
+) -> tuple[FigureSpec, ...]:
     """The figures of a run on other data than the paper's, titled by what they show
     (a paper title such as "DP-IR Fig. 1 (Census)" would misname the data)."""
     on = ", ".join(datasets)
-    return tuple(replace(f, title=f"{metric_name(f.metric)} on {on} (custom run of "
-                                  f"{experiment})") for f in figures)
+    return tuple(
+        replace(f, title=f"{metric_name(f.metric)} on {on} (custom run of {experiment})")
+        for f in figures
+    )
 
 
 def check_figure_axes(figures: Sequence[FigureSpec], grid: Mapping[str, Any]) -> None:
@@ -175,14 +185,19 @@ def check_figure_axes(figures: Sequence[FigureSpec], grid: Mapping[str, Any]) ->
         for role in ("x", "facet", "row", "series"):
             axis = getattr(figure, role)
             if axis is not None and axis not in columns:
-                raise ParameterError(f"figure {figure.name!r} draws {role}={axis!r}, which is "
-                                     f"not a grid axis {sorted(grid)}; add it to the grid or "
-                                     "set figures=[]")
+                raise ParameterError(
+                    f"figure {figure.name!r} draws {role}={axis!r}, which is "
+                    f"not a grid axis {sorted(grid)}; add it to the grid or "
+                    "set figures=[]"
+                )
 
 
-def check_metrics(datasets: Sequence[Dataset], cells: Sequence[Cell],
-                  metrics: Sequence[AttributeMetric | ReleaseMetric],
-                  skip_undefined: bool = False) -> None:
+def check_metrics(
+    datasets: Sequence[Dataset],
+    cells: Sequence[Cell],
+    metrics: Sequence[AttributeMetric | ReleaseMetric],
+    skip_undefined: bool = False,
+) -> None:
     """Raise a :class:`ParameterError` if a metric cannot be computed on a cell's release
     (a cluster metric of a method that does not cluster, a class metric without a class,
     a metric dividing by a constant column's variance, …): before any work, not in a
@@ -201,8 +216,9 @@ def check_metrics(datasets: Sequence[Dataset], cells: Sequence[Cell],
                 metric.check(views[key], method)
 
 
-def dataset_configs(config: Mapping[str, Any],
-                    overrides: Sequence[str]) -> tuple[list[Mapping[str, Any]], str | None]:
+def dataset_configs(
+    config: Mapping[str, Any], overrides: Sequence[str]
+) -> tuple[list[Mapping[str, Any]], str | None]:
     """The dataset configs an experiment runs on, and a note when they were replaced.
 
     ``datasets: {key: dataset config}`` (Hydra: ``- /dataset@datasets.key: name``) runs
@@ -218,18 +234,23 @@ def dataset_configs(config: Mapping[str, Any],
     if not chosen:
         return list(several.values()), None
     replaced = [str(c.get("name", key)) for key, c in several.items()]
-    return [single], (f"{chosen[0]} runs data set {single.get('name')!r} in place of this "
-                      f"experiment's data sets {replaced}")
+    return [single], (
+        f"{chosen[0]} runs data set {single.get('name')!r} in place of this "
+        f"experiment's data sets {replaced}"
+    )
 
 
 def domain_notes(datasets: Sequence[Dataset]) -> list[str]:
     """A note for each categorical attribute whose domain was read off the data (a flat
     taxonomy): the DP guarantee then holds only if that set of values is public."""
-    return [f"dataset {d.name!r}: the domain of {a.name!r} is the {len(a.taxonomy.labels)} "
-            "values found in the data (a flat taxonomy); the DP guarantee assumes a public "
-            "domain, so give a hierarchy file listing every possible value unless these are"
-            for d in datasets for a in d.attributes
-            if a.taxonomy is not None and a.taxonomy.from_data]
+    return [
+        f"dataset {d.name!r}: the domain of {a.name!r} is the {len(a.taxonomy.labels)} "
+        "values found in the data (a flat taxonomy); the DP guarantee assumes a public "
+        "domain, so give a hierarchy file listing every possible value unless these are"
+        for d in datasets
+        for a in d.attributes
+        if a.taxonomy is not None and a.taxonomy.from_data
+    ]
 
 
 def build_experiment(config: Mapping[str, Any]) -> Experiment:
@@ -249,12 +270,16 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     stage = check_choice(str(config.get("stage") or EXPLORATORY), "stage", STAGES)
     if stage == CONFIRMATORY:
         if any(override_key(o) == "seed" for o in overrides):
-            raise ParameterError("seed cannot be set with stage=confirmatory: the confirmatory "
-                                 "run uses the pre-registered confirmatory_seed "
-                                 "(conf/preregistration.yaml)")
+            raise ParameterError(
+                "seed cannot be set with stage=confirmatory: the confirmatory "
+                "run uses the pre-registered confirmatory_seed "
+                "(conf/preregistration.yaml)"
+            )
         if provenance(overrides) != PAPER:
-            raise ParameterError("stage=confirmatory confirms the paper's runs; these overrides "
-                                 f"make the run custom: {custom_overrides(overrides)}")
+            raise ParameterError(
+                "stage=confirmatory confirms the paper's runs; these overrides "
+                f"make the run custom: {custom_overrides(overrides)}"
+            )
         seed = preregistration.load().confirmatory_seed
         config = {**config, "seed": seed}
     n_jobs = check_int(config.get("n_jobs", -1), "n_jobs", -(2**31))
@@ -279,18 +304,25 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
         get_metric(metric, metric_options.get(metric))
     check_same_ground(methods, metrics, method_options, metric_options)
     figure_configs = config.get("figures") or ()
-    if not isinstance(figure_configs, Sequence) or isinstance(figure_configs, str) or not all(
-            isinstance(f, Mapping) for f in figure_configs):
-        raise ParameterError(f"figures must be a list of figure mappings (or []), "
-                             f"got {figure_configs!r}")
+    if (
+        not isinstance(figure_configs, Sequence)
+        or isinstance(figure_configs, str)
+        or not all(isinstance(f, Mapping) for f in figure_configs)
+    ):
+        raise ParameterError(
+            f"figures must be a list of figure mappings (or []), got {figure_configs!r}"
+        )
     figures = tuple(FigureSpec.from_config(f) for f in figure_configs)
     for figure in figures:
         for metric in (figure.metric, figure.x_metric):
             if metric is not None and metric not in metrics:
-                raise ParameterError(f"figure {figure.name!r} plots metric {metric!r}, "
-                                     f"which is not in metrics {list(metrics)}")
-    tables = tuple((str(t["name"]), load_builder(str(t["builder"])))
-                   for t in config.get("tables") or ())
+                raise ParameterError(
+                    f"figure {figure.name!r} plots metric {metric!r}, "
+                    f"which is not in metrics {list(metrics)}"
+                )
+    tables = tuple(
+        (str(t["name"]), load_builder(str(t["builder"]))) for t in config.get("tables") or ()
+    )
     # the paper's claims about this experiment (checked by the report) must be well formed;
     # a claim about a method or axis a user left out is "not checkable" in the report, not
     # an error (tests/test_claims.py checks every shipped claim against its experiment)
@@ -302,15 +334,23 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
         raise ParameterError(f"datasets must have distinct names, got {names}")
-    cells = tuple(cell for d in datasets
-                  for cell in expand_grid(methods, config.get("grid") or {}, d,
-                                          method_options, config.get("grid_by_method")))
+    cells = tuple(
+        cell
+        for d in datasets
+        for cell in expand_grid(
+            methods, config.get("grid") or {}, d, method_options, config.get("grid_by_method")
+        )
+    )
     check_figure_axes(figures, config.get("grid") or {})
-    inapplicable = check_choice(str(config.get("inapplicable", INAPPLICABLE[0])),
-                                "inapplicable", INAPPLICABLE)
-    check_metrics(datasets, cells, [get_metric(m, metric_options.get(m))
-                                    for m in dict.fromkeys((*metrics, *by_attribute))],
-                  skip_undefined=inapplicable == "skip")
+    inapplicable = check_choice(
+        str(config.get("inapplicable", INAPPLICABLE[0])), "inapplicable", INAPPLICABLE
+    )
+    check_metrics(
+        datasets,
+        cells,
+        [get_metric(m, metric_options.get(m)) for m in dict.fromkeys((*metrics, *by_attribute))],
+        skip_undefined=inapplicable == "skip",
+    )
     if any(override_key(o).startswith("dataset") for o in overrides):
         figures = retitled(figures, name, [d.name for d in datasets])
     if not isinstance(config.get("plot_only", False), bool):
@@ -321,16 +361,29 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     out_dir = check_results_dir(Path(results_dir))
     profile = str(config.get("profile") or PAPER_PROFILE)
     reading = config.get("reading")
-    folder = run_folder(name, reading=reading, overrides=overrides,
-                        run_name=config.get("run_name"))
-    out_dir = (out_dir if profile == PAPER_PROFILE else out_dir / profile)
+    folder = run_folder(name, reading=reading, overrides=overrides, run_name=config.get("run_name"))
+    out_dir = out_dir if profile == PAPER_PROFILE else out_dir / profile
     out_dir = (out_dir / CONFIRMATORY if stage == CONFIRMATORY else out_dir) / folder
-    return Experiment(name, datasets, cells, reps, metrics, by_attribute, seed, n_jobs, out_dir,
-                      figures, tables, config, runner_spec(config.get("runner") or {}),
-                      reading=reading, overrides=overrides, provenance=provenance(overrides),
-                      notes=tuple(n for n in (n_jobs_note, datasets_note,
-                                              *domain_notes(datasets)) if n),
-                      metric_options=metric_options)
+    return Experiment(
+        name,
+        datasets,
+        cells,
+        reps,
+        metrics,
+        by_attribute,
+        seed,
+        n_jobs,
+        out_dir,
+        figures,
+        tables,
+        config,
+        runner_spec(config.get("runner") or {}),
+        reading=reading,
+        overrides=overrides,
+        provenance=provenance(overrides),
+        notes=tuple(n for n in (n_jobs_note, datasets_note, *domain_notes(datasets)) if n),
+        metric_options=metric_options,
+    )
 
 
 def runner_spec(config: Mapping[str, Any]) -> RunnerSpec:
@@ -341,8 +394,9 @@ def runner_spec(config: Mapping[str, Any]) -> RunnerSpec:
         try:
             import dask.distributed  # noqa: F401
         except ImportError as error:
-            raise ParameterError("runner=dask needs dask.distributed: "
-                                 "pip install 'dask[distributed]'") from error
+            raise ParameterError(
+                "runner=dask needs dask.distributed: pip install 'dask[distributed]'"
+            ) from error
     if name == "dask" and address:
         check_reachable(str(address))
     return RunnerSpec(name=name, address=str(address) if address else None)
@@ -361,8 +415,9 @@ def check_reachable(address: str, timeout: float = 3.0) -> None:
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
     except OSError as error:
-        raise ParameterError(f"runner.address={address!r}: cannot reach a Dask scheduler "
-                             f"({error.strerror or error})") from None
+        raise ParameterError(
+            f"runner.address={address!r}: cannot reach a Dask scheduler ({error.strerror or error})"
+        ) from None
 
 
 def draw_figure(table: pd.DataFrame, spec: FigureSpec, directory: Path) -> list[Path]:
@@ -385,8 +440,9 @@ def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None)
     directory = experiment.out_dir / "figures"
     figures = experiment.figures
     # about 0.7 s a figure (PNG and PDF), so figures are drawn in parallel
-    drawn = dict(map_tasks(draw_figure, [(table, spec, directory) for spec in figures],
-                           experiment.n_jobs))
+    drawn = dict(
+        map_tasks(draw_figure, [(table, spec, directory) for spec in figures], experiment.n_jobs)
+    )
     paths: list[Path] = [path for i in range(len(figures)) for path in drawn[i]]
     for name, builder in experiment.tables:
         try:
@@ -398,8 +454,9 @@ def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None)
     return paths
 
 
-def run_grid(experiment: Experiment, *, progress: bool = True,
-             resume: bool = False) -> pd.DataFrame:
+def run_grid(
+    experiment: Experiment, *, progress: bool = True, resume: bool = False
+) -> pd.DataFrame:
     """The tidy result table of every data set's cells × repetitions. With ``resume``, each
     finished batch is stored under :attr:`Experiment.parts_dir` and jobs stored by an earlier
     run with the same seed, metrics, data sets and code are not recomputed, while the
@@ -407,17 +464,30 @@ def run_grid(experiment: Experiment, *, progress: bool = True,
     into it waits, then reuses the first's parts. Otherwise nothing is written."""
     key = checkpoint_key(experiment.config, git_commit()) if resume else ""
     with folder_lock(experiment.out_dir) if resume else nullcontext():
-        table = pd.concat([
-            run_cells(dataset, experiment.cells_of(dataset), reps=experiment.reps,
-                      master_seed=experiment.seed, metrics=experiment.metrics,
-                      metrics_by_attribute=experiment.metrics_by_attribute,
-                      n_jobs=experiment.n_jobs, progress=progress, runner=experiment.runner,
-                      label=f"{experiment.label} [{dataset.name}]",
-                      metric_options=experiment.metric_options,
-                      checkpoint=(Checkpoint(experiment.parts_dir / dataset.name, key).open()
-                                  if resume else None))
-            for dataset in experiment.datasets
-        ], ignore_index=True)
+        table = pd.concat(
+            [
+                run_cells(
+                    dataset,
+                    experiment.cells_of(dataset),
+                    reps=experiment.reps,
+                    master_seed=experiment.seed,
+                    metrics=experiment.metrics,
+                    metrics_by_attribute=experiment.metrics_by_attribute,
+                    n_jobs=experiment.n_jobs,
+                    progress=progress,
+                    runner=experiment.runner,
+                    label=f"{experiment.label} [{dataset.name}]",
+                    metric_options=experiment.metric_options,
+                    checkpoint=(
+                        Checkpoint(experiment.parts_dir / dataset.name, key).open()
+                        if resume
+                        else None
+                    ),
+                )
+                for dataset in experiment.datasets
+            ],
+            ignore_index=True,
+        )
     table.insert(0, "experiment", experiment.name)
     return table
 
@@ -425,15 +495,22 @@ def run_grid(experiment: Experiment, *, progress: bool = True,
 def written_files(experiment: Experiment) -> list[Path]:
     """The files a run of ``experiment`` writes: the results table, ``run.json``, and every
     figure and table file drawn from them."""
-    figures = [p for spec in experiment.figures
-               for p in sorted((experiment.out_dir / "figures").glob(f"{spec.name}.*"))]
-    tables = [p for name, _ in experiment.tables
-              for p in sorted((experiment.out_dir / "tables").glob(f"{name}.*"))]
+    figures = [
+        p
+        for spec in experiment.figures
+        for p in sorted((experiment.out_dir / "figures").glob(f"{spec.name}.*"))
+    ]
+    tables = [
+        p
+        for name, _ in experiment.tables
+        for p in sorted((experiment.out_dir / "tables").glob(f"{name}.*"))
+    ]
     return [experiment.results_path, experiment.out_dir / RUN_FILE, *figures, *tables]
 
 
-def run_experiment(experiment: Experiment, config: Mapping[str, Any], *,
-                   progress: bool = True) -> pd.DataFrame:
+def run_experiment(
+    experiment: Experiment, config: Mapping[str, Any], *, progress: bool = True
+) -> pd.DataFrame:
     """Run the grid (resuming from stored parts), write ``results.parquet`` and
     ``run.json``, then draw the figures and lay out the tables from the stored file, all
     while holding the results folder's lock (a second run into it waits)."""
@@ -445,23 +522,33 @@ def run_experiment(experiment: Experiment, config: Mapping[str, Any], *,
         table = run_grid(experiment, progress=progress, resume=True)
         wall = time.perf_counter() - clock
         write_table(table, experiment.results_path)
-        write_json({
-            "experiment": experiment.name,
-            "reading": experiment.reading,
-            "provenance": experiment.provenance,
-            "overrides": list(experiment.overrides),
-            "config": dict(config),
-            "versions": package_versions(),
-            "git": git_commit(),
-            "started_at": started.isoformat(),
-            "wall_time_s": round(wall, 3),
-            "n_cells": len(experiment.cells),
-            "n_rows": len(table),
-            "datasets": [{"name": d.name, "n": d.n,
-                          "attributes": [{k: v for k, v in vars(a).items() if k != "taxonomy"}
-                                         | {"taxonomy": a.taxonomy.name if a.taxonomy else None}
-                                         for a in d.attributes]}
-                         for d in experiment.datasets],
-        }, experiment.out_dir / RUN_FILE)
+        write_json(
+            {
+                "experiment": experiment.name,
+                "reading": experiment.reading,
+                "provenance": experiment.provenance,
+                "overrides": list(experiment.overrides),
+                "config": dict(config),
+                "versions": package_versions(),
+                "git": git_commit(),
+                "started_at": started.isoformat(),
+                "wall_time_s": round(wall, 3),
+                "n_cells": len(experiment.cells),
+                "n_rows": len(table),
+                "datasets": [
+                    {
+                        "name": d.name,
+                        "n": d.n,
+                        "attributes": [
+                            {k: v for k, v in vars(a).items() if k != "taxonomy"}
+                            | {"taxonomy": a.taxonomy.name if a.taxonomy else None}
+                            for a in d.attributes
+                        ],
+                    }
+                    for d in experiment.datasets
+                ],
+            },
+            experiment.out_dir / RUN_FILE,
+        )
         render_experiment(experiment, pd.read_parquet(experiment.results_path))
     return table

@@ -37,8 +37,9 @@ class Cell:
 
     def build(self) -> Method:
         """The method instance of this cell."""
-        return make_method(self.method, {k: v for k, v in self.params if k not in DATASET_AXES},
-                           dict(self.options))
+        return make_method(
+            self.method, {k: v for k, v in self.params if k not in DATASET_AXES}, dict(self.options)
+        )
 
     def view(self, dataset: Dataset) -> Dataset:
         """The data set as this cell protects it: domains [0, α·max] if ``alpha`` is set
@@ -76,7 +77,9 @@ def check_grid(grid: Mapping[str, Sequence[Any]], dataset: Dataset) -> dict[str,
 
 
 def expand_grid(
-    methods: Sequence[str], grid: Mapping[str, Sequence[Any]], dataset: Dataset,
+    methods: Sequence[str],
+    grid: Mapping[str, Sequence[Any]],
+    dataset: Dataset,
     options: Mapping[str, Mapping[str, Any]] | None = None,
     grid_by_method: Mapping[str, Mapping[str, Sequence[Any]]] | None = None,
 ) -> list[Cell]:
@@ -92,8 +95,9 @@ def expand_grid(
     grid_by_method = dict(grid_by_method or {})
     unknown = [name for name in grid_by_method if name not in methods]
     if unknown:
-        raise ParameterError(f"grid_by_method.{unknown[0]}: {unknown[0]!r} is not one of "
-                             f"methods {list(methods)}")
+        raise ParameterError(
+            f"grid_by_method.{unknown[0]}: {unknown[0]!r} is not one of methods {list(methods)}"
+        )
     common = grid
     options = options or {}
     cells: list[Cell] = []
@@ -109,15 +113,15 @@ def expand_grid(
         missing = [axis for axis in cls.axes if axis not in grid]
         if missing:
             raise ParameterError(f"method {cls.name!r} needs grid axis grid.{missing[0]}")
-        chosen = tuple(check_options(cls.name, options.get(cls.name),
-                                     cls.choices()).items())
+        chosen = tuple(check_options(cls.name, options.get(cls.name), cls.choices()).items())
         axes = [a for a in DATASET_AXES if a in grid] + list(cls.axes)
         for combo in itertools.product(*(grid[a] for a in axes)):
             params = tuple(zip(axes, combo, strict=True))
             # the id hashes the data set, method and parameters only, never the options
             key = {"dataset": dataset.name, "method": label, **dict(params)}
-            cell = Cell(method=label, params=params, dataset=dataset.name, id=cell_id(key),
-                        options=chosen)
+            cell = Cell(
+                method=label, params=params, dataset=dataset.name, id=cell_id(key), options=chosen
+            )
             # validates the parameter values, and the data set against the method, before
             # any work
             cell.build().check(cell.view(dataset))

@@ -25,12 +25,22 @@ from typing import Any
 
 #: what a worker imports before its first task: the runner, the compiled kernels (numba)
 #: and the figures (matplotlib), which it would otherwise import on first use
-WORKER_MODULES = ("anonlab.runner.execute", "anonlab.microaggregation.ir_kernels",
-                  "anonlab.microaggregation.kernels", "anonlab.metrics.kernels",
-                  "anonlab.plotting.curves")
+WORKER_MODULES = (
+    "anonlab.runner.execute",
+    "anonlab.microaggregation.ir_kernels",
+    "anonlab.microaggregation.kernels",
+    "anonlab.metrics.kernels",
+    "anonlab.plotting.curves",
+)
 #: the thread pools of the numerical libraries, limited in each worker as joblib does
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                    "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
 AHEAD = 2  # tasks queued per worker, so a worker never waits for the next one
 
 _pool: Any = None  # the executor this process started, if any
@@ -78,8 +88,9 @@ def warm_up(n_jobs: int) -> None:
             executor.submit(_load_runner)
 
 
-def map_tasks(fn: Callable[..., Any], tasks: Sequence[tuple[Any, ...]],
-              n_jobs: int) -> Iterator[tuple[int, Any]]:
+def map_tasks(
+    fn: Callable[..., Any], tasks: Sequence[tuple[Any, ...]], n_jobs: int
+) -> Iterator[tuple[int, Any]]:
     """``(i, fn(*tasks[i]))`` for every task, in the order they finish, computed by this
     process and the ``n_jobs − 1`` pool workers; an error stops the run (tasks not yet
     started are cancelled) and is raised here."""

@@ -26,4 +26,5 @@ def metric_rng_for(master_seed: int, cell: int, rep: int) -> np.random.Generator
     """The generator of the randomized metrics (a random forest) of repetition ``rep`` of
     cell ``cell``: a child stream (``spawn_key=(1,)``) independent of the method's."""
     return np.random.default_rng(
-        np.random.SeedSequence([int(master_seed), int(cell), int(rep)], spawn_key=(1,)))
+        np.random.SeedSequence([int(master_seed), int(cell), int(rep)], spawn_key=(1,))
+    )

@@ -14,8 +14,19 @@ import pandas as pd
 
 from anonlab.io import write_atomic
 
-PACKAGES = ("anonlab", "numpy", "pandas", "scipy", "matplotlib", "hydra-core", "omegaconf",
-            "joblib", "scikit-learn", "pyarrow", "tqdm")
+PACKAGES = (
+    "anonlab",
+    "numpy",
+    "pandas",
+    "scipy",
+    "matplotlib",
+    "hydra-core",
+    "omegaconf",
+    "joblib",
+    "scikit-learn",
+    "pyarrow",
+    "tqdm",
+)
 
 
 def write_table(frame: pd.DataFrame, target: Path) -> Path:
@@ -48,8 +59,9 @@ def git_commit(directory: Path | None = None) -> dict[str, Any]:
 
     def git(*args: str) -> str | None:
         try:
-            out = subprocess.run(["git", *args], cwd=where, capture_output=True, text=True,
-                                 timeout=10, check=True)
+            out = subprocess.run(
+                ["git", *args], cwd=where, capture_output=True, text=True, timeout=10, check=True
+            )
         except (OSError, subprocess.SubprocessError):
             return None
         return out.stdout.strip()
@@ -58,5 +70,8 @@ def git_commit(directory: Path | None = None) -> dict[str, Any]:
     commit = git("rev-parse", "HEAD") if top and Path(top).resolve() == where else None
     status = git("status", "--porcelain", "--untracked-files=no") if commit else None
     diff = git("diff", "HEAD") if status else None
-    return {"commit": commit, "dirty": bool(status) if status is not None else None,
-            "diff_sha256": hashlib.sha256(diff.encode()).hexdigest() if diff else None}
+    return {
+        "commit": commit,
+        "dirty": bool(status) if status is not None else None,
+        "diff_sha256": hashlib.sha256(diff.encode()).hexdigest() if diff else None,
+    }

@@ -12,6 +12,12 @@ from anonlab.semantics.marginality import (
 from anonlab.semantics.taxonomy import Taxonomy
 
 __all__ = [
-    "Taxonomy", "cluster_marginality", "domain_marginality", "marginality_centroids",
-    "marginality_rank", "minimal_taxonomy", "order_path_sensitivity", "value_change_sensitivity",
+    "Taxonomy",
+    "cluster_marginality",
+    "domain_marginality",
+    "marginality_centroids",
+    "marginality_rank",
+    "minimal_taxonomy",
+    "order_path_sensitivity",
+    "value_change_sensitivity",
 ]

@@ -28,8 +28,9 @@ def marginality_rank(taxonomy: Taxonomy) -> np.ndarray:
     return rank
 
 
-def cluster_marginality(taxonomy: Taxonomy, codes: np.ndarray, labels: np.ndarray,
-                        n_clusters: int) -> tuple[np.ndarray, np.ndarray]:
+def cluster_marginality(
+    taxonomy: Taxonomy, codes: np.ndarray, labels: np.ndarray, n_clusters: int
+) -> tuple[np.ndarray, np.ndarray]:
     """For every cluster, m(S, c) = Σ_{a ∈ S} δ(a, c) for every concept c (DP-IR Eq. 4 on
     the cluster sample S), and the value counts of each cluster (clusters × concepts)."""
     n_nodes = len(taxonomy.nodes)
@@ -53,8 +54,9 @@ def minimal_taxonomy(taxonomy: Taxonomy, counts: np.ndarray) -> np.ndarray:
     return some & ~above
 
 
-def marginality_centroids(taxonomy: Taxonomy, codes: np.ndarray, labels: np.ndarray,
-                          n_clusters: int) -> np.ndarray:
+def marginality_centroids(
+    taxonomy: Taxonomy, codes: np.ndarray, labels: np.ndarray, n_clusters: int
+) -> np.ndarray:
     """Code of each cluster's centroid, argmin of m(S, c) over c ∈ τ(S) (DP-IR Eq. 5);
     ties go to the lowest code."""
     margin, counts = cluster_marginality(taxonomy, codes, labels, n_clusters)

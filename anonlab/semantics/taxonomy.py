@@ -47,12 +47,14 @@ class Taxonomy:
     def __post_init__(self) -> None:
         roots = [node for node, up in self.parent.items() if up is None]
         if roots != [self.root]:
-            raise ParameterError(f"taxonomy {self.name!r}: expected the single root "
-                                 f"{self.root!r}, found {roots}")
+            raise ParameterError(
+                f"taxonomy {self.name!r}: expected the single root {self.root!r}, found {roots}"
+            )
         for label, node in self.labels.items():
             if node not in self.parent:
-                raise ParameterError(f"taxonomy {self.name!r}: label {label!r} maps to "
-                                     f"unknown concept {node!r}")
+                raise ParameterError(
+                    f"taxonomy {self.name!r}: label {label!r} maps to unknown concept {node!r}"
+                )
         for node in self.parent:  # every chain ends at the root, without cycles
             seen, current = set(), node
             while current is not None:
@@ -73,12 +75,16 @@ class Taxonomy:
         if not path.is_file():
             raise ParameterError(f"unknown taxonomy {name!r}; known: {shipped_taxonomies()}")
         data = json.loads(path.read_text(encoding="utf-8"))
-        return cls(name=name, root=data["root"], parent=data["parent"], labels=data["labels"],
-                   gloss=data.get("gloss", {}))
+        return cls(
+            name=name,
+            root=data["root"],
+            parent=data["parent"],
+            labels=data["labels"],
+            gloss=data.get("gloss", {}),
+        )
 
     @classmethod
-    def tree(cls, name: str, parent: Mapping[str, str | None],
-             labels: Iterable[str]) -> Taxonomy:
+    def tree(cls, name: str, parent: Mapping[str, str | None], labels: Iterable[str]) -> Taxonomy:
         """A taxonomy whose concepts are the data values themselves: ``parent`` maps every
         concept to its parent (``None`` for the single root); ``labels`` are Dom(A), each
         its own concept, kept in sorted order."""
@@ -86,8 +92,9 @@ class Taxonomy:
         if root is None:
             raise ParameterError(f"taxonomy {name!r} has no root")
         ordered = sorted(set(labels))
-        return cls(name=name, root=root, parent=dict(parent),
-                   labels={label: label for label in ordered})
+        return cls(
+            name=name, root=root, parent=dict(parent), labels={label: label for label in ordered}
+        )
 
     @classmethod
     def flat(cls, name: str, values: Iterable[str]) -> Taxonomy:
@@ -146,13 +153,16 @@ class Taxonomy:
 
     def encode(self, values: np.ndarray) -> np.ndarray:
         """Codes of data labels (or concept names); an unknown value is an error."""
-        lookup = {**{n: i for n, i in self.index.items()},
-                  **{label: self.index[node] for label, node in self.labels.items()}}
+        lookup = {
+            **{n: i for n, i in self.index.items()},
+            **{label: self.index[node] for label, node in self.labels.items()},
+        }
         unique, inverse = np.unique(np.asarray(values, dtype=str), return_inverse=True)
         missing = [u for u in unique if u not in lookup]
         if missing:
-            raise ParameterError(f"taxonomy {self.name!r} has no concept for value(s) "
-                                 f"{missing[:5]}")
+            raise ParameterError(
+                f"taxonomy {self.name!r} has no concept for value(s) {missing[:5]}"
+            )
         return np.array([lookup[u] for u in unique])[inverse]
 
     def decode(self, codes: np.ndarray) -> np.ndarray:
@@ -183,8 +193,9 @@ def leaves(parent: Mapping[str, str | None]) -> list[str]:
 def shipped_taxonomies() -> list[str]:
     """Names of the taxonomies shipped in ``anonlab/semantics/taxonomies``."""
     folder = resources.files(__package__) / "taxonomies"
-    return sorted(p.name.removesuffix(".json") for p in folder.iterdir()
-                  if p.name.endswith(".json"))
+    return sorted(
+        p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json")
+    )
 
 
 def read_hierarchy(path: str | Path, source: str) -> dict[str, str | None]:
@@ -219,9 +230,11 @@ def read_hierarchy(path: str | Path, source: str) -> dict[str, str | None]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
-        raise ParameterError(f"{source} is not valid UTF-8 (byte {data[error.start]:#04x} on "
-                             f"line {line}); save the hierarchy as UTF-8") from None
+        line = data[: error.start].count(b"\n") + 1
+        raise ParameterError(
+            f"{source} is not valid UTF-8 (byte {data[error.start]:#04x} on "
+            f"line {line}); save the hierarchy as UTF-8"
+        ) from None
     lines = text.splitlines()
     first = next((line for line in lines if line.strip()), None)
     if first is None:
@@ -232,9 +245,11 @@ def read_hierarchy(path: str | Path, source: str) -> dict[str, str | None]:
     elif ";" in first:
         edges = _arx_rows(text, source)
     else:
-        raise ParameterError(f"{source}: the first line must be the header 'value,parent', "
-                             f"or the file an ARX hierarchy (value;level1;...;*); "
-                             f"got {first!r}")
+        raise ParameterError(
+            f"{source}: the first line must be the header 'value,parent', "
+            f"or the file an ARX hierarchy (value;level1;...;*); "
+            f"got {first!r}"
+        )
     if not edges:
         raise ParameterError(f"{source} lists no values")
     return _single_root(edges, source)
@@ -253,8 +268,9 @@ def _parent_rows(text: str, source: str) -> list[tuple[str, str, int]]:
             seen_header = True
             continue
         if len(cells) > 2:
-            raise ParameterError(f"{source}: line {number} has {len(cells)} fields; expected "
-                                 "value,parent")
+            raise ParameterError(
+                f"{source}: line {number} has {len(cells)} fields; expected value,parent"
+            )
         if not cells[0]:
             raise ParameterError(f"{source}: line {number} has an empty value")
         edges.append((cells[0], cells[1] if len(cells) > 1 else "", number))
@@ -272,8 +288,7 @@ def _arx_rows(text: str, source: str) -> list[tuple[str, str, int]]:
             continue
         if not all(cells):
             raise ParameterError(f"{source}: line {number} has an empty level")
-        edges.extend((cell, up, number)
-                     for cell, up in zip(cells, [*cells[1:], ""], strict=True))
+        edges.extend((cell, up, number) for cell, up in zip(cells, [*cells[1:], ""], strict=True))
     return edges
 
 
@@ -286,7 +301,8 @@ def _single_root(edges: list[tuple[str, str, int]], source: str) -> dict[str, st
             first, second = (repr(p) if p else "none" for p in (parent[value], up))
             raise ParameterError(
                 f"{source}: value {value!r} has two parents, {first} (line {line[value]}) "
-                f"and {second} (line {number})")
+                f"and {second} (line {number})"
+            )
         parent[value], line[value] = up, line.get(value, number)
     for up in list(parent.values()):
         if up and up not in parent:
@@ -296,9 +312,10 @@ def _single_root(edges: list[tuple[str, str, int]], source: str) -> dict[str, st
         while parent[chain[-1]]:
             chain.append(parent[chain[-1]])
             if chain[-1] in chain[:-1]:
-                cycle = chain[chain.index(chain[-1]):]
-                raise ParameterError(f"{source}: the hierarchy has a cycle, "
-                                     f"{' -> '.join(map(repr, cycle))}")
+                cycle = chain[chain.index(chain[-1]) :]
+                raise ParameterError(
+                    f"{source}: the hierarchy has a cycle, {' -> '.join(map(repr, cycle))}"
+                )
     tops = [node for node, up in parent.items() if not up]
     if len(tops) == 1:
         return {node: up or None for node, up in parent.items()}

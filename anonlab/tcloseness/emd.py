@@ -45,8 +45,7 @@ class OrderedEMD:
     def __init__(self, confidential: np.ndarray, ground: str = "distinct") -> None:
         self.ground = check_option(ground, "ground", GROUNDS)
         if self.ground == "distinct":
-            values, bins = np.unique(np.asarray(confidential, dtype=float),
-                                     return_inverse=True)
+            values, bins = np.unique(np.asarray(confidential, dtype=float), return_inverse=True)
         else:  # one bin per record, in (value, record index) order
             conf = np.asarray(confidential, dtype=float).ravel()
             order = np.argsort(conf, kind="stable")
@@ -101,11 +100,13 @@ class OrderedEMD:
     def of_sorted_bins(self, bins: np.ndarray) -> float:
         """EMD of the cluster whose records have the sorted bins ``bins``: O(|C| log m),
         without an array of m counts."""
-        return float(self._sorted_partition(np.zeros(len(bins), dtype=np.int64),
-                                            np.asarray(bins, dtype=np.int64))[0])
+        return float(
+            self._sorted_partition(
+                np.zeros(len(bins), dtype=np.int64), np.asarray(bins, dtype=np.int64)
+            )[0]
+        )
 
-    def _sorted_partition(self, labels: np.ndarray, bins: np.ndarray | None = None
-                          ) -> np.ndarray:
+    def _sorted_partition(self, labels: np.ndarray, bins: np.ndarray | None = None) -> np.ndarray:
         """EMD of every cluster from its members' bins. Between consecutive members the
         cluster's CDF is a constant c and the data set's Q is non-decreasing, so
         Σ_i |c − Q_i| over the bins in between splits where Q passes c into two prefix-sum
@@ -121,8 +122,12 @@ class OrderedEMD:
         level = (position + 1) / sizes[label]  # the cluster's CDF from `start` to `end`
         prefix = self._cdf_prefix
         split = np.clip(np.searchsorted(self.global_cdf, level, side="right"), start, end)
-        gap = (level * (split - start) - (prefix[split] - prefix[start])
-               + (prefix[end] - prefix[split]) - level * (end - split))
+        gap = (
+            level * (split - start)
+            - (prefix[split] - prefix[start])
+            + (prefix[end] - prefix[split])
+            - level * (end - split)
+        )
         total = np.bincount(label, weights=gap, minlength=len(sizes))
         lowest = position == 0  # the CDF is 0 before a cluster's lowest member
         np.add.at(total, label[lowest], prefix[start[lowest]])
@@ -133,8 +138,9 @@ class OrderedEMD:
         0..c−1), for Algorithm 1's merging loop."""
         return ClusterMasses(self, np.asarray(labels, dtype=np.int64))
 
-    def swap_deltas(self, counts: np.ndarray, add_bins: np.ndarray,
-                    remove_bins: np.ndarray) -> np.ndarray:
+    def swap_deltas(
+        self, counts: np.ndarray, add_bins: np.ndarray, remove_bins: np.ndarray
+    ) -> np.ndarray:
         """Change of EMD when a record of bin ``add_bins[a]`` replaces one of bin
         ``remove_bins[r]`` in the cluster with bin ``counts``: an ``(a, r)`` array, O(1) per
         pair after an O(m) pass.
@@ -150,16 +156,20 @@ class OrderedEMD:
         down = np.concatenate([[0.0], np.cumsum(np.abs(gap - step) - np.abs(gap))])
         a = np.asarray(add_bins)[:, None]
         r = np.asarray(remove_bins)[None, :]
-        delta = np.where(a < r, up[np.maximum(r, a)] - up[np.minimum(r, a)],
-                         down[np.maximum(r, a)] - down[np.minimum(r, a)])
+        delta = np.where(
+            a < r,
+            up[np.maximum(r, a)] - up[np.minimum(r, a)],
+            down[np.maximum(r, a)] - down[np.minimum(r, a)],
+        )
         return delta / self._norm
 
     def add_emds(self, counts: np.ndarray, add_bins: np.ndarray) -> np.ndarray:
         """EMD of the cluster after adding one record of each bin in ``add_bins`` (one
         candidate at a time): ``(len(add_bins),)``, O(m) per candidate, vectorised."""
         size = counts.sum() + 1.0
-        cum = np.cumsum(counts)[None, :] + (np.arange(self.m)[None, :]
-                                            >= np.asarray(add_bins)[:, None])
+        cum = np.cumsum(counts)[None, :] + (
+            np.arange(self.m)[None, :] >= np.asarray(add_bins)[:, None]
+        )
         return np.abs(cum / size - self.global_cdf).sum(axis=1) / self._norm
 
 
@@ -187,8 +197,7 @@ class ClusterMasses:
     def merge(self, keep: int, drop: int) -> float:
         """Merge cluster ``drop`` into ``keep``; the EMD of the merged cluster."""
         if self.emd.sparse:
-            self.members[keep] = np.sort(np.concatenate([self.members[keep],
-                                                         self.members[drop]]))
+            self.members[keep] = np.sort(np.concatenate([self.members[keep], self.members[drop]]))
             return self.emd.of_sorted_bins(self.members[keep])
         self.counts[keep] += self.counts[drop]
         return float(self.emd.of_counts(self.counts[keep]))
@@ -206,9 +215,11 @@ class ClusterMasses:
 # (sums by :func:`~anonlab.microaggregation.kernels.pairwise_sum`), so their EMDs equal
 # :meth:`OrderedEMD.of_counts` and :meth:`OrderedEMD.of_sorted_bins` to the bit.
 
+
 @njit(cache=True)
-def counts_emd(counts: np.ndarray, global_cdf: np.ndarray, norm: float,
-               scratch: np.ndarray) -> float:
+def counts_emd(
+    counts: np.ndarray, global_cdf: np.ndarray, norm: float, scratch: np.ndarray
+) -> float:
     """:meth:`OrderedEMD.of_counts` of one cluster's bin ``counts`` (whole numbers, so
     their sum and cumulative sums are exact in any order); ``scratch`` holds m values."""
     m = len(counts)
@@ -223,8 +234,15 @@ def counts_emd(counts: np.ndarray, global_cdf: np.ndarray, norm: float,
 
 
 @njit(cache=True)
-def linked_bins_emd(head: int, size: int, following: np.ndarray, bins: np.ndarray,
-                    global_cdf: np.ndarray, prefix: np.ndarray, norm: float) -> float:
+def linked_bins_emd(
+    head: int,
+    size: int,
+    following: np.ndarray,
+    bins: np.ndarray,
+    global_cdf: np.ndarray,
+    prefix: np.ndarray,
+    norm: float,
+) -> float:
     """:meth:`OrderedEMD.of_sorted_bins` of the cluster of ``size`` records whose bins,
     in increasing order, are ``bins[head]``, ``bins[following[head]]``, … (−1 ends): the
     same terms, summed in the same order."""
@@ -244,8 +262,12 @@ def linked_bins_emd(head: int, size: int, following: np.ndarray, bins: np.ndarra
             else:
                 high = middle
         split = min(max(low, start), end)
-        total += (level * (split - start) - (prefix[split] - prefix[start])
-                  + (prefix[end] - prefix[split]) - level * (end - split))
+        total += (
+            level * (split - start)
+            - (prefix[split] - prefix[start])
+            + (prefix[end] - prefix[split])
+            - level * (end - split)
+        )
         node, position = after, position + 1
     return (total + prefix[bins[head]]) / norm
 

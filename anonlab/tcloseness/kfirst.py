@@ -57,9 +57,17 @@ _PREFIX = 16  # candidates sorted by distance per cluster, read before any other
 
 # EMD arithmetic of TCM §2.2, as OrderedEMD computes it (anonlab/tcloseness/emd.py).
 
+
 @njit(cache=True)
-def _swap_prefixes(counts: np.ndarray, size: float, global_cdf: np.ndarray, cum: np.ndarray,
-                   up: np.ndarray, down: np.ndarray, start: int) -> None:
+def _swap_prefixes(
+    counts: np.ndarray,
+    size: float,
+    global_cdf: np.ndarray,
+    cum: np.ndarray,
+    up: np.ndarray,
+    down: np.ndarray,
+    start: int,
+) -> None:
     """Prefix sums of :meth:`OrderedEMD.swap_deltas` (TCM §2.2, §6): a record of bin a
     replacing one of bin r moves the cumulative gap by +1/s on bins [a, r) or by −1/s on
     [r, a), so the EMD changes by (up[r] − up[a]) / (m − 1) when a < r, else by
@@ -80,10 +88,17 @@ def _swap_prefixes(counts: np.ndarray, size: float, global_cdf: np.ndarray, cum:
 
 
 @njit(cache=True)
-def _improving_bins(up: np.ndarray, down: np.ndarray, member_bins: np.ndarray,
-                    available: np.ndarray, norm: float, tolerance: float,
-                    improving: np.ndarray, lowest_up: np.ndarray,
-                    highest_down: np.ndarray) -> bool:
+def _improving_bins(
+    up: np.ndarray,
+    down: np.ndarray,
+    member_bins: np.ndarray,
+    available: np.ndarray,
+    norm: float,
+    tolerance: float,
+    improving: np.ndarray,
+    lowest_up: np.ndarray,
+    highest_down: np.ndarray,
+) -> bool:
     """Mark the bins a with unexamined candidates (``available``) whose record would lower
     EMD(C) replacing some member: min over the members' bins r of :func:`_delta` (a, r) <
     −tolerance; whether any is marked. ``member_bins`` is sorted. (x − c)/(m − 1) never
@@ -103,8 +118,11 @@ def _improving_bins(up: np.ndarray, down: np.ndarray, member_bins: np.ndarray,
         while below < k and member_bins[below] <= a:
             below += 1
         improving[a] = available[a] > 0 and (
-            below < k and (lowest_up[below] - up[a]) / norm < -tolerance
-            or below > 0 and (down[a] - highest_down[below - 1]) / norm < -tolerance)
+            below < k
+            and (lowest_up[below] - up[a]) / norm < -tolerance
+            or below > 0
+            and (down[a] - highest_down[below - 1]) / norm < -tolerance
+        )
         found = found or improving[a]
     return found
 
@@ -119,9 +137,9 @@ def _delta(up: np.ndarray, down: np.ndarray, add: int, remove: int, norm: float)
 
 # The pool of unclustered records and GenerateCluster.
 
+
 @njit(cache=True)
-def _group_by_bin(bins: np.ndarray, size: int, order: np.ndarray,
-                  bin_start: np.ndarray) -> None:
+def _group_by_bin(bins: np.ndarray, size: int, order: np.ndarray, bin_start: np.ndarray) -> None:
     """``order``: the positions 0..size−1 grouped by bin, increasing within a bin;
     ``bin_start[b]``: where bin b's group begins (counting sort)."""
     bin_start[:] = 0
@@ -151,8 +169,9 @@ def _sift_down(values: np.ndarray, positions: np.ndarray, at: int, end: int) -> 
         child = 2 * at + 1
         if child >= end:
             return
-        if child + 1 < end and _after(values[child + 1], positions[child + 1],
-                                      values[child], positions[child]):
+        if child + 1 < end and _after(
+            values[child + 1], positions[child + 1], values[child], positions[child]
+        ):
             child += 1
         if not _after(values[child], positions[child], values[at], positions[at]):
             return
@@ -162,9 +181,18 @@ def _sift_down(values: np.ndarray, positions: np.ndarray, at: int, end: int) -> 
 
 
 @njit(cache=True)
-def _nearest(dist: np.ndarray, size: int, alive: np.ndarray, seed: int, ahead: int,
-             values: np.ndarray, positions: np.ndarray, bins: np.ndarray,
-             next_dist: np.ndarray, next_position: np.ndarray) -> None:
+def _nearest(
+    dist: np.ndarray,
+    size: int,
+    alive: np.ndarray,
+    seed: int,
+    ahead: int,
+    values: np.ndarray,
+    positions: np.ndarray,
+    bins: np.ndarray,
+    next_dist: np.ndarray,
+    next_position: np.ndarray,
+) -> None:
     """The ``ahead`` alive positions of smallest (distance, position), ``seed`` first
     (distance −1), sorted into ``positions`` with their distances in ``values``: one pass
     keeping them in a max-heap (a later position never displaces an equal distance),
@@ -202,16 +230,27 @@ def _nearest(dist: np.ndarray, size: int, alive: np.ndarray, seed: int, ahead: i
         positions[0], positions[end] = positions[end], positions[0]
         _sift_down(values, positions, 0, end)
     for b in range(len(next_position)):
-        if next_position[b] >= 0 and not _after(next_dist[b], next_position[b],
-                                                 values[ahead - 1], positions[ahead - 1]):
+        if next_position[b] >= 0 and not _after(
+            next_dist[b], next_position[b], values[ahead - 1], positions[ahead - 1]
+        ):
             next_position[b] = _UNKNOWN
 
 
 @njit(cache=True)
-def _next_candidate(dist: np.ndarray, size: int, alive: np.ndarray, bins: np.ndarray,
-                    order: np.ndarray, bin_start: np.ndarray, initial: np.ndarray,
-                    improving: np.ndarray, last_dist: float, last_position: int,
-                    next_dist: np.ndarray, next_position: np.ndarray) -> int:
+def _next_candidate(
+    dist: np.ndarray,
+    size: int,
+    alive: np.ndarray,
+    bins: np.ndarray,
+    order: np.ndarray,
+    bin_start: np.ndarray,
+    initial: np.ndarray,
+    improving: np.ndarray,
+    last_dist: float,
+    last_position: int,
+    next_dist: np.ndarray,
+    next_position: np.ndarray,
+) -> int:
     """The alive position of smallest (distance, position) after ``(last_dist,
     last_position)`` whose bin is improving, leaving out the cluster's first k records
     (``initial``); −1 if there is none.
@@ -226,8 +265,9 @@ def _next_candidate(dist: np.ndarray, size: int, alive: np.ndarray, bins: np.nda
     stale = 0
     for b in range(m):
         q = next_position[b]
-        if improving[b] and (q == _UNKNOWN or q >= 0 and not _after(
-                next_dist[b], q, last_dist, last_position)):
+        if improving[b] and (
+            q == _UNKNOWN or q >= 0 and not _after(next_dist[b], q, last_dist, last_position)
+        ):
             stale += bin_start[b + 1] - bin_start[b]
     if 4 * stale > size:  # one pass over the pool for every bin
         next_position[:] = -1
@@ -236,13 +276,15 @@ def _next_candidate(dist: np.ndarray, size: int, alive: np.ndarray, bins: np.nda
                 continue
             d, b = dist[p], bins[p]
             if (d > last_dist or d == last_dist and p > last_position) and (
-                    next_position[b] < 0 or d < next_dist[b]):  # positions increase
+                next_position[b] < 0 or d < next_dist[b]
+            ):  # positions increase
                 next_dist[b], next_position[b] = d, p
     elif stale:
         for b in range(m):
             q = next_position[b]
-            if not improving[b] or not (q == _UNKNOWN or q >= 0 and not _after(
-                    next_dist[b], q, last_dist, last_position)):
+            if not improving[b] or not (
+                q == _UNKNOWN or q >= 0 and not _after(next_dist[b], q, last_dist, last_position)
+            ):
                 continue
             best_dist, best = np.inf, -1
             for j in range(bin_start[b], bin_start[b + 1]):
@@ -251,14 +293,14 @@ def _next_candidate(dist: np.ndarray, size: int, alive: np.ndarray, bins: np.nda
                     continue
                 d = dist[p]
                 if (d > last_dist or d == last_dist and p > last_position) and (
-                        best < 0 or d < best_dist):
+                    best < 0 or d < best_dist
+                ):
                     best_dist, best = d, p
             next_dist[b], next_position[b] = best_dist, best
     best_dist, best = np.inf, -1
     for b in range(m):
         q = next_position[b]
-        if improving[b] and q >= 0 and (best < 0 or not _after(next_dist[b], q, best_dist,
-                                                                 best)):
+        if improving[b] and q >= 0 and (best < 0 or not _after(next_dist[b], q, best_dist, best)):
             best_dist, best = next_dist[b], q
     return best
 
@@ -279,17 +321,39 @@ def _replace_sorted(values: np.ndarray, gone: int, come: int) -> None:
 
 
 @njit(cache=True)
-def _generate_cluster(dist: np.ndarray, seed: int, size: int, count: int,
-                      alive: np.ndarray, bins: np.ndarray, order: np.ndarray,
-                      bin_start: np.ndarray, bin_alive: np.ndarray, initial: np.ndarray,
-                      k: int, prefix: int, global_cdf: np.ndarray, norm: float,
-                      threshold: float, tolerance: float, counts: np.ndarray,
-                      available: np.ndarray, improving: np.ndarray, up: np.ndarray,
-                      down: np.ndarray, work: np.ndarray, near_dist: np.ndarray,
-                      near: np.ndarray, change: np.ndarray, member_bins: np.ndarray,
-                      lowest_up: np.ndarray, highest_down: np.ndarray,
-                      next_dist: np.ndarray, next_position: np.ndarray,
-                      members: np.ndarray) -> int:
+def _generate_cluster(
+    dist: np.ndarray,
+    seed: int,
+    size: int,
+    count: int,
+    alive: np.ndarray,
+    bins: np.ndarray,
+    order: np.ndarray,
+    bin_start: np.ndarray,
+    bin_alive: np.ndarray,
+    initial: np.ndarray,
+    k: int,
+    prefix: int,
+    global_cdf: np.ndarray,
+    norm: float,
+    threshold: float,
+    tolerance: float,
+    counts: np.ndarray,
+    available: np.ndarray,
+    improving: np.ndarray,
+    up: np.ndarray,
+    down: np.ndarray,
+    work: np.ndarray,
+    near_dist: np.ndarray,
+    near: np.ndarray,
+    change: np.ndarray,
+    member_bins: np.ndarray,
+    lowest_up: np.ndarray,
+    highest_down: np.ndarray,
+    next_dist: np.ndarray,
+    next_position: np.ndarray,
+    members: np.ndarray,
+) -> int:
     """GenerateCluster(x, X', X, k, t) of TCM Algorithm 2 (§6): writes the cluster's pool
     positions into ``members`` and returns their number. The pool is not changed: records
     examined or swapped out stay available.
@@ -311,8 +375,7 @@ def _generate_cluster(dist: np.ndarray, seed: int, size: int, count: int,
         return taken
     m = len(global_cdf)
     ahead = min(k + prefix, count)
-    _nearest(dist, size, alive, seed, ahead, near_dist, near, bins, next_dist,
-             next_position)
+    _nearest(dist, size, alive, seed, ahead, near_dist, near, bins, next_dist, next_position)
     for r in range(k):  # the k records closest to x, x included
         members[r] = near[r]
         initial[near[r]] = True  # not a candidate
@@ -332,8 +395,17 @@ def _generate_cluster(dist: np.ndarray, seed: int, size: int, count: int,
         while current > threshold:
             # which bins y would lower EMD(C) swapped in for some member y'
             _swap_prefixes(counts, size_c, global_cdf, work, up, down, changed)
-            if not _improving_bins(up, down, member_bins, available, norm, tolerance,
-                                   improving, lowest_up, highest_down):
+            if not _improving_bins(
+                up,
+                down,
+                member_bins,
+                available,
+                norm,
+                tolerance,
+                improving,
+                lowest_up,
+                highest_down,
+            ):
                 break  # every remaining candidate would be examined and rejected
             y = -1
             if head < ahead:
@@ -347,9 +419,20 @@ def _generate_cluster(dist: np.ndarray, seed: int, size: int, count: int,
                 if y < 0:  # the rest of the sorted candidates is rejected against C
                     last_dist, last_position = near_dist[ahead - 1], near[ahead - 1]
             if y < 0:
-                y = _next_candidate(dist, size, alive, bins, order, bin_start, initial,
-                                    improving, last_dist, last_position, next_dist,
-                                    next_position)
+                y = _next_candidate(
+                    dist,
+                    size,
+                    alive,
+                    bins,
+                    order,
+                    bin_start,
+                    initial,
+                    improving,
+                    last_dist,
+                    last_position,
+                    next_dist,
+                    next_position,
+                )
                 if y < 0:
                     break  # no improving bin has an unexamined candidate left
                 available[bins[y]] -= 1
@@ -377,8 +460,9 @@ def _generate_cluster(dist: np.ndarray, seed: int, size: int, count: int,
 
 
 @njit(cache=True)
-def _compact(cols: np.ndarray, index: np.ndarray, bins: np.ndarray, alive: np.ndarray,
-             size: int) -> int:
+def _compact(
+    cols: np.ndarray, index: np.ndarray, bins: np.ndarray, alive: np.ndarray, size: int
+) -> int:
     """Move the alive records to the front, in order, in place; returns their number."""
     kept = 0
     for i in range(size):
@@ -393,9 +477,16 @@ def _compact(cols: np.ndarray, index: np.ndarray, bins: np.ndarray, alive: np.nd
 
 
 @njit(cache=True)
-def _kfirst_kernel(points: np.ndarray, record_bins: np.ndarray, global_cdf: np.ndarray,
-                   norm: float, k: int, threshold: float, tolerance: float,
-                   prefix: int) -> np.ndarray:
+def _kfirst_kernel(
+    points: np.ndarray,
+    record_bins: np.ndarray,
+    global_cdf: np.ndarray,
+    norm: float,
+    k: int,
+    threshold: float,
+    tolerance: float,
+    prefix: int,
+) -> np.ndarray:
     """Cluster labels of Algorithm 2 on standardised ``points`` (see
     :func:`k_anonymity_first`): the NumPy loop of ``benchmarks/reference_kfirst.py``, step
     for step. The records are stored by column, so each distance pass is vectorised over
@@ -418,12 +509,14 @@ def _kfirst_kernel(points: np.ndarray, record_bins: np.ndarray, global_cdf: np.n
     from_centre, from_seed = np.empty(n), np.empty(n)
     from_x0 = np.empty(n)
     ahead = min(k + prefix, n)
-    counts, available, improving = np.zeros(m), np.empty(m, dtype=np.int64), \
-        np.zeros(m, dtype=np.bool_)
+    counts, available, improving = (
+        np.zeros(m),
+        np.empty(m, dtype=np.int64),
+        np.zeros(m, dtype=np.bool_),
+    )
     up, down, work = np.empty(m + 1), np.empty(m + 1), np.empty(m)
     near_dist, near, change = np.empty(ahead), np.empty(ahead, dtype=np.int64), np.empty(k)
-    member_bins, lowest_up, highest_down = np.empty(k, dtype=np.int64), np.empty(k + 1), \
-        np.empty(k)
+    member_bins, lowest_up, highest_down = np.empty(k, dtype=np.int64), np.empty(k + 1), np.empty(k)
     next_dist, next_position = np.empty(m), np.empty(m, dtype=np.int64)
     members = np.empty(n, dtype=np.int64)
     size, count, cluster = n, n, 0
@@ -442,12 +535,39 @@ def _kfirst_kernel(points: np.ndarray, record_bins: np.ndarray, global_cdf: np.n
                 seed = alive_argmax(from_x0, size, alive)
                 column_distances(cols, size, cols[:, seed].copy(), from_seed)
                 dist = from_seed
-            taken = _generate_cluster(dist, seed, size, count, alive, bins, order,
-                                      bin_start, bin_alive, initial, k, prefix, global_cdf,
-                                      norm, threshold, tolerance, counts, available,
-                                      improving, up, down, work, near_dist, near, change,
-                                      member_bins, lowest_up, highest_down, next_dist,
-                                      next_position, members)
+            taken = _generate_cluster(
+                dist,
+                seed,
+                size,
+                count,
+                alive,
+                bins,
+                order,
+                bin_start,
+                bin_alive,
+                initial,
+                k,
+                prefix,
+                global_cdf,
+                norm,
+                threshold,
+                tolerance,
+                counts,
+                available,
+                improving,
+                up,
+                down,
+                work,
+                near_dist,
+                near,
+                change,
+                member_bins,
+                lowest_up,
+                highest_down,
+                next_dist,
+                next_position,
+                members,
+            )
             for r in range(taken):
                 p = members[r]
                 alive[p] = False
@@ -461,8 +581,9 @@ def _kfirst_kernel(points: np.ndarray, record_bins: np.ndarray, global_cdf: np.n
     return labels
 
 
-def k_anonymity_first(qi: np.ndarray, confidential: np.ndarray, k: int,
-                      t: float, ground: str = "distinct") -> np.ndarray:
+def k_anonymity_first(
+    qi: np.ndarray, confidential: np.ndarray, k: int, t: float, ground: str = "distinct"
+) -> np.ndarray:
     """Cluster labels of the k-anonymity-first microaggregation (TCM §6, Algorithm 2).
 
     While records remain: x_a = average of the remaining records X', x_0 = the record of X'
@@ -501,13 +622,21 @@ def k_anonymity_first(qi: np.ndarray, confidential: np.ndarray, k: int,
     k = check_int(k, "k", 1, n)
     threshold = check_t(t) + EMD_TOLERANCE
     emd = OrderedEMD(confidential, ground)
-    return _kfirst_kernel(np.ascontiguousarray(points, dtype=float), emd.bins,
-                          emd.global_cdf, float(max(emd.m - 1, 1)), k, threshold,
-                          EMD_TOLERANCE, int(_PREFIX))
+    return _kfirst_kernel(
+        np.ascontiguousarray(points, dtype=float),
+        emd.bins,
+        emd.global_cdf,
+        float(max(emd.m - 1, 1)),
+        k,
+        threshold,
+        EMD_TOLERANCE,
+        int(_PREFIX),
+    )
 
 
-def tclose_kfirst(qi: np.ndarray, confidential: np.ndarray, k: int, t: float,
-                  ground: str = "distinct") -> np.ndarray:
+def tclose_kfirst(
+    qi: np.ndarray, confidential: np.ndarray, k: int, t: float, ground: str = "distinct"
+) -> np.ndarray:
     """k-Anonymous t-closeness with Algorithm 2 as the microaggregation of Algorithm 1.
 
     TCM §6: Algorithm 2 alone may leave clusters that are not t-close (the records run out
@@ -529,5 +658,6 @@ def tclose_kfirst(qi: np.ndarray, confidential: np.ndarray, k: int, t: float,
         cluster has ≥ k records and EMD ≤ t.
     """
     labels = k_anonymity_first(qi, confidential, k, t, ground)
-    return merge_until_t_close(standardise(qi), labels,
-                               OrderedEMD(np.asarray(confidential, dtype=float), ground), t)
+    return merge_until_t_close(
+        standardise(qi), labels, OrderedEMD(np.asarray(confidential, dtype=float), ground), t
+    )

@@ -25,8 +25,9 @@ DISTANCE_TOLERANCE = 1e-12
 def check_same_length(qi: np.ndarray, confidential: np.ndarray) -> None:
     """Raise :class:`ParameterError` unless there is one confidential value per record."""
     if len(qi) != len(confidential):
-        raise ParameterError(f"qi has {len(qi)} records but confidential has "
-                             f"{len(confidential)} values")
+        raise ParameterError(
+            f"qi has {len(qi)} records but confidential has {len(confidential)} values"
+        )
     if len(qi) == 0:
         raise ParameterError("the data set has no records")
 
@@ -39,8 +40,9 @@ def first_appearance(labels: np.ndarray) -> np.ndarray:
     return rank[dense.ravel()]
 
 
-def merge_until_t_close(points: np.ndarray, labels: np.ndarray, emd: OrderedEMD,
-                        t: float) -> np.ndarray:
+def merge_until_t_close(
+    points: np.ndarray, labels: np.ndarray, emd: OrderedEMD, t: float
+) -> np.ndarray:
     """Merge clusters until every cluster is t-close (the loop of TCM Algorithm 1, §5).
 
     While some cluster has EMD > t: C is the cluster with the greatest EMD (TCM §2.2) to
@@ -76,11 +78,14 @@ def merge_until_t_close(points: np.ndarray, labels: np.ndarray, emd: OrderedEMD,
     labels = np.asarray(labels)
     t = check_t(t)
     if not (len(points) == len(labels) == emd.n):
-        raise ParameterError(f"points ({len(points)}), labels ({len(labels)}) and the EMD's "
-                             f"data set ({emd.n}) must have the same number of records")
+        raise ParameterError(
+            f"points ({len(points)}), labels ({len(labels)}) and the EMD's "
+            f"data set ({emd.n}) must have the same number of records"
+        )
     if points.shape[1] == 0 or not np.isfinite(points).all():
-        raise ParameterError("points must hold at least one attribute, all finite (no NaN "
-                             "or infinity)")
+        raise ParameterError(
+            "points must hold at least one attribute, all finite (no NaN or infinity)"
+        )
     _, dense = np.unique(labels, return_inverse=True)
     dense = dense.ravel().astype(np.int64)
     n_clusters = int(dense.max()) + 1
@@ -103,9 +108,20 @@ def merge_until_t_close(points: np.ndarray, labels: np.ndarray, emd: OrderedEMD,
         counts = emd.cluster_counts(dense)
         following = heads = np.zeros(0, dtype=np.int64)
         emds = np.asarray(emd.of_counts(counts), dtype=float)
-    parent = _merge_kernel(sums, sizes, emds, counts, heads, following, emd.bins,
-                           emd.global_cdf, emd._cdf_prefix, float(emd._norm), emd.sparse,
-                           t + EMD_TOLERANCE)
+    parent = _merge_kernel(
+        sums,
+        sizes,
+        emds,
+        counts,
+        heads,
+        following,
+        emd.bins,
+        emd.global_cdf,
+        emd._cdf_prefix,
+        float(emd._norm),
+        emd.sparse,
+        t + EMD_TOLERANCE,
+    )
     while True:  # follow merges to the surviving label
         hop = parent[parent]
         if np.array_equal(hop, parent):
@@ -120,8 +136,9 @@ LANES = 4
 
 
 @njit(cache=True)
-def sq_distances_by_column(cols: np.ndarray, size: int, point: np.ndarray,
-                           penalty: np.ndarray, out: np.ndarray) -> None:
+def sq_distances_by_column(
+    cols: np.ndarray, size: int, point: np.ndarray, penalty: np.ndarray, out: np.ndarray
+) -> None:
     """Squared distances of the first ``size`` points (columns of ``cols``, rows padded with
     zeros to a multiple of :data:`LANES`) to ``point``, each summed in attribute order as
     :func:`~anonlab.microaggregation.kernels.sq_distances` does, eight (or four)
@@ -139,8 +156,7 @@ def sq_distances_by_column(cols: np.ndarray, size: int, point: np.ndarray,
                 d0, d1, d2, d3 = c0[i] - p0, c1[i] - p1, c2[i] - p2, c3[i] - p3
                 d4, d5, d6, d7 = c4[i] - p4, c5[i] - p5, c6[i] - p6, c7[i] - p7
                 total = d0 * d0 if j == 0 else out[i] + d0 * d0
-                total = (total + d1 * d1 + d2 * d2 + d3 * d3 + d4 * d4 + d5 * d5 + d6 * d6
-                         + d7 * d7)
+                total = total + d1 * d1 + d2 * d2 + d3 * d3 + d4 * d4 + d5 * d5 + d6 * d6 + d7 * d7
                 out[i] = total + penalty[i] if last else total
             j += 8
         else:
@@ -185,10 +201,20 @@ def _set_largest(tree: np.ndarray, slot: int, value: float) -> None:
 
 
 @njit(cache=True)
-def _merge_kernel(sums: np.ndarray, sizes: np.ndarray, emds: np.ndarray,
-                  counts: np.ndarray, heads: np.ndarray, following: np.ndarray,
-                  bins: np.ndarray, global_cdf: np.ndarray, prefix: np.ndarray,
-                  norm: float, sparse: bool, threshold: float) -> np.ndarray:
+def _merge_kernel(
+    sums: np.ndarray,
+    sizes: np.ndarray,
+    emds: np.ndarray,
+    counts: np.ndarray,
+    heads: np.ndarray,
+    following: np.ndarray,
+    bins: np.ndarray,
+    global_cdf: np.ndarray,
+    prefix: np.ndarray,
+    norm: float,
+    sparse: bool,
+    threshold: float,
+) -> np.ndarray:
     """The merging loop of :func:`merge_until_t_close` on c clusters, labelled 0..c−1:
     ``sums`` their coordinate sums by column (padded), ``sizes`` and ``emds`` theirs; for
     the distinct ground ``counts`` their bin counts, for the rank ground their records
@@ -250,8 +276,9 @@ def _merge_kernel(sums: np.ndarray, sizes: np.ndarray, emds: np.ndarray,
         kept, dropped = label[keep], label[drop]
         if sparse:
             heads[kept] = merge_linked(heads[kept], heads[dropped], following, bins)
-            emds[keep] = linked_bins_emd(heads[kept], int(sizes[keep]), following, bins,
-                                         global_cdf, prefix, norm)
+            emds[keep] = linked_bins_emd(
+                heads[kept], int(sizes[keep]), following, bins, global_cdf, prefix, norm
+            )
         else:
             for b in range(counts.shape[1]):
                 counts[kept, b] += counts[dropped, b]
@@ -278,8 +305,9 @@ def _merge_kernel(sums: np.ndarray, sizes: np.ndarray, emds: np.ndarray,
     return parent
 
 
-def tclose_merge(qi: np.ndarray, confidential: np.ndarray, k: int, t: float,
-                 ground: str = "distinct") -> np.ndarray:
+def tclose_merge(
+    qi: np.ndarray, confidential: np.ndarray, k: int, t: float, ground: str = "distinct"
+) -> np.ndarray:
     """k-Anonymous t-closeness by MDAV and merging (TCM §5, Algorithm 1).
 
     ``X' = microaggregation(X, k)`` with MDAV on the standardised quasi-identifiers, then

@@ -190,8 +190,7 @@ def _farthest(distances: np.ndarray, size: int, records: np.ndarray) -> int:
         if m >= largest:
             for j in range(i, stop):
                 value = distances[j]
-                if value >= largest and value < np.inf and (
-                        value > largest or records[j] < lowest):
+                if value >= largest and value < np.inf and (value > largest or records[j] < lowest):
                     best, largest, lowest = j, value, records[j]
         i = stop
     return best
@@ -222,8 +221,9 @@ def _sift(positions: np.ndarray, values: np.ndarray, root: int, end: int) -> Non
 
 
 @njit(cache=True)
-def _far_list(distances: np.ndarray, size: int, length: int, positions: np.ndarray,
-              values: np.ndarray) -> tuple[int, float]:
+def _far_list(
+    distances: np.ndarray, size: int, length: int, positions: np.ndarray, values: np.ndarray
+) -> tuple[int, float]:
     """The records with the ``length`` largest finite ``distances``, and all ties of the
     smallest of them: their positions and distances into ``positions`` and ``values``, by
     decreasing distance (heap sort). Returns their number and the smallest distance kept
@@ -252,8 +252,9 @@ def _far_list(distances: np.ndarray, size: int, length: int, positions: np.ndarr
 
 
 @njit(cache=True)
-def _take(distances: np.ndarray, starts: np.ndarray, remaining: np.ndarray,
-          taken: np.ndarray) -> int:
+def _take(
+    distances: np.ndarray, starts: np.ndarray, remaining: np.ndarray, taken: np.ndarray
+) -> int:
     """One cluster around the seed that ``distances`` are measured from (∞ for used
     records): the closest remaining record of every subset (segment
     ``starts[s]:starts[s+1]``, where positions follow the record index, so the first
@@ -272,8 +273,7 @@ def _take(distances: np.ndarray, starts: np.ndarray, remaining: np.ndarray,
     number = 0
     for s in range(size):
         if s == extra:
-            taken[number], taken[number + 1] = _two_closest(distances, starts[s],
-                                                            starts[s + 1])
+            taken[number], taken[number + 1] = _two_closest(distances, starts[s], starts[s + 1])
             number += 2
             remaining[s] -= 2
         else:
@@ -284,8 +284,9 @@ def _take(distances: np.ndarray, starts: np.ndarray, remaining: np.ndarray,
 
 
 @njit(cache=True)
-def _tfirst_kernel(cols: np.ndarray, records: np.ndarray, remaining: np.ndarray,
-                   far_list: int) -> np.ndarray:
+def _tfirst_kernel(
+    cols: np.ndarray, records: np.ndarray, remaining: np.ndarray, far_list: int
+) -> np.ndarray:
     """Algorithm 3's clusters (see :func:`tclose_tfirst`). ``cols`` holds the standardised
     quasi-identifiers by column (padded with zero columns), the records ordered by (subset,
     record index); ``records`` their indices; ``remaining`` the size of every subset.
@@ -360,8 +361,7 @@ def _tfirst_kernel(cols: np.ndarray, records: np.ndarray, remaining: np.ndarray,
         if not settled:
             sq_distances_by_column(cols, slots, centre, penalty, distances)
             seed = _farthest(distances, slots, records)
-            kept, floor = _far_list(distances, slots, far_list, far_positions,
-                                     far_values)
+            kept, floor = _far_list(distances, slots, far_list, far_positions, far_values)
             for j in range(width):
                 reference[j] = centre[j]
         # a cluster around it, then one around the remaining record farthest from it
@@ -384,8 +384,9 @@ def _tfirst_kernel(cols: np.ndarray, records: np.ndarray, remaining: np.ndarray,
     return labels
 
 
-def tclose_tfirst(qi: np.ndarray, confidential: np.ndarray, k: int, t: float,
-                  rounding: str = DEFAULT_ROUNDING) -> np.ndarray:
+def tclose_tfirst(
+    qi: np.ndarray, confidential: np.ndarray, k: int, t: float, rounding: str = DEFAULT_ROUNDING
+) -> np.ndarray:
     """Cluster label of every record by t-closeness-first microaggregation (TCM Algorithm 3).
 
     1. k' = :func:`tfirst_cluster_size` (TCM Expressions (3) and (4)).
@@ -437,14 +438,14 @@ def tclose_tfirst(qi: np.ndarray, confidential: np.ndarray, k: int, t: float,
     conf = np.asarray(confidential)
     if conf.ndim != 1 or len(conf) != len(points):
         raise ParameterError(
-            f"confidential must be one value per record ({len(points)}), got shape {conf.shape}")
+            f"confidential must be one value per record ({len(points)}), got shape {conf.shape}"
+        )
     n = len(points)
     k = check_int(k, "k", 1, n)
     check_t(t)
     size = tfirst_cluster_size(n, k, t, rounding)
     if points.shape[1] == 0 or not np.isfinite(points).all():
-        raise ParameterError("qi must hold at least one attribute, all finite (no NaN or "
-                             "infinity)")
+        raise ParameterError("qi must hold at least one attribute, all finite (no NaN or infinity)")
 
     # Subset of every record: ranks by the confidential value, ties by record index.
     rank_order = np.argsort(conf, kind="stable")
@@ -455,12 +456,13 @@ def tclose_tfirst(qi: np.ndarray, confidential: np.ndarray, k: int, t: float,
     order = np.lexsort((np.arange(n), subset))
     width = -(-points.shape[1] // LANES) * LANES
     cols = np.zeros((width, n))
-    cols[:points.shape[1]] = points[order].T
+    cols[: points.shape[1]] = points[order].T
     return _tfirst_kernel(cols, order.astype(np.int64), sizes.copy(), _FAR_LIST)
 
 
-def tclose_tfirst_merged(qi: np.ndarray, confidential: np.ndarray, k: int,
-                         t: float, ground: str = "distinct") -> np.ndarray:
+def tclose_tfirst_merged(
+    qi: np.ndarray, confidential: np.ndarray, k: int, t: float, ground: str = "distinct"
+) -> np.ndarray:
     """Algorithm 3 followed by Algorithm 1's merging loop (TCM §5), so every cluster is
     t-close even where Proposition 2 does not hold (k' not dividing n, tied confidential
     values); clusters that are already t-close are left as they are. ``ground`` is the

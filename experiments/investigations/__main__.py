@@ -15,8 +15,11 @@ def main(argv: list[str]) -> int:
         return 0
     unknown = [a for a in argv if a not in found]
     if unknown:
-        print(f"error: no investigation of claim {unknown[0]!r}; claims with one: "
-              f"{', '.join(sorted(found))}", file=sys.stderr)
+        print(
+            f"error: no investigation of claim {unknown[0]!r}; claims with one: "
+            f"{', '.join(sorted(found))}",
+            file=sys.stderr,
+        )
         return 2
     for claim_id in argv:
         print(f"# {claim_id}\n")

@@ -92,25 +92,33 @@ def merge_snowball() -> str:
         ranks = np.argsort(np.argsort(conf, kind="stable"), kind="stable")
         for t in (0.05, 0.13, 0.25):
             # smallest lower tail (by confidential rank) that is t-close
-            need = next(m for m in range(1, n + 1)
-                        if emd.of_records(np.flatnonzero(ranks < m)) <= t)
+            need = next(
+                m for m in range(1, n + 1) if emd.of_records(np.flatnonzero(ranks < m)) <= t
+            )
             labels = tclose_merge(qi, conf, 2, t)
             counts = np.bincount(labels)
             big = labels == counts.argmax()
             span = ranks[big].max() - ranks[big].min() + 1
             low, mean = PAPER_TABLES[1][label][(2, t)]
             clusters = round(n / mean)
-            tails.append({
-                "data": label, "t": t, "(1-2t)n": round((1 - 2 * t) * n),
-                "t-close lower tail needs": need,
-                "ours k=2: largest cluster": int(counts.max()),
-                "its rank span": f"{ranks[big].min()}-{ranks[big].max()}",
-                "share of span": round(big.sum() / span, 2),
-                "paper k=2: clusters": clusters,
-                "paper k=2: largest ≤": n - (clusters - 1) * low})
+            tails.append(
+                {
+                    "data": label,
+                    "t": t,
+                    "(1-2t)n": round((1 - 2 * t) * n),
+                    "t-close lower tail needs": need,
+                    "ours k=2: largest cluster": int(counts.max()),
+                    "its rank span": f"{ranks[big].min()}-{ranks[big].max()}",
+                    "share of span": round(big.sum() / span, 2),
+                    "paper k=2: clusters": clusters,
+                    "paper k=2: largest ≤": n - (clusters - 1) * low,
+                }
+            )
     tails_frame = pd.DataFrame(tails)
-    corr = {CENSUS[name][1]: np.corrcoef(_census(name)[0][:, 0], _census(name)[1])[0, 1]
-            for name in CENSUS}
+    corr = {
+        CENSUS[name][1]: np.corrcoef(_census(name)[0][:, 0], _census(name)[1])[0, 1]
+        for name in CENSUS
+    }
     return (
         "Our Algorithm 1 (T1) and Algorithm 2 + merging (T2) under the text's EMD ground "
         "(distinct values) and the rank ground, beside the paper's cells (min/avg):\n\n"
@@ -151,13 +159,18 @@ def table2_ties() -> str:
     for name, (label, _) in CENSUS.items():
         qi, conf = _census(name)
         for k in (2, 5, 10):
-            rows.append({
-                "data": label, "k": k, "t": 0.01,
-                "Prop. 1 min EMD of a k-cluster": round(proposition_1_bound(n, k), 4),
-                "alg1 ours": _cell(_sizes(tclose_merge(qi, conf, k, 0.01))),
-                "alg2 ours": _cell(_sizes(tclose_kfirst(qi, conf, k, 0.01))),
-                "alg1 paper": _paper(1, label, k, 0.01),
-                "alg2 paper": _paper(2, label, k, 0.01)})
+            rows.append(
+                {
+                    "data": label,
+                    "k": k,
+                    "t": 0.01,
+                    "Prop. 1 min EMD of a k-cluster": round(proposition_1_bound(n, k), 4),
+                    "alg1 ours": _cell(_sizes(tclose_merge(qi, conf, k, 0.01))),
+                    "alg2 ours": _cell(_sizes(tclose_kfirst(qi, conf, k, 0.01))),
+                    "alg1 paper": _paper(1, label, k, 0.01),
+                    "alg2 paper": _paper(2, label, k, 0.01),
+                }
+            )
     return (
         pd.DataFrame(rows).to_string(index=False)
         + f"\n\nSmallest cluster that can be 0.01-close at all (Proposition 1): {s_min} "
@@ -187,20 +200,33 @@ def table3_ties() -> str:
             low3, mean3 = PAPER_TABLES[3][label][(k, t)]
             if mean3 >= mean2:
                 size = tfirst_cluster_size(n, k, t)
-                paper.append({"data": label, "k": k, "t": t,
-                              "paper T2": f"{low2}/{mean2:.0f}",
-                              "paper T3": f"{low3}/{mean3:.0f}",
-                              "alg3 exact avg": round(n / (n // size), 3),
-                              "T2 avg >= min": low2})
+                paper.append(
+                    {
+                        "data": label,
+                        "k": k,
+                        "t": t,
+                        "paper T2": f"{low2}/{mean2:.0f}",
+                        "paper T3": f"{low3}/{mean3:.0f}",
+                        "alg3 exact avg": round(n / (n // size), 3),
+                        "T2 avg >= min": low2,
+                    }
+                )
     paper_frame = pd.DataFrame(paper)
     ours = []
     for name, (label, _) in CENSUS.items():
         qi, conf = _census(name)
         for k, t in ((2, 0.17), (2, 0.21), (5, 0.25), (10, 0.25), (30, 0.25)):
-            ours.append({"data": label, "k": k, "t": t, "k'": tfirst_cluster_size(n, k, t),
-                         "alg2 ours": _cell(_sizes(tclose_kfirst(qi, conf, k, t))),
-                         "alg3 ours": _cell(_sizes(tclose_tfirst(qi, conf, k, t))),
-                         "Prop. 1 min EMD of k": round(proposition_1_bound(n, k), 3)})
+            ours.append(
+                {
+                    "data": label,
+                    "k": k,
+                    "t": t,
+                    "k'": tfirst_cluster_size(n, k, t),
+                    "alg2 ours": _cell(_sizes(tclose_kfirst(qi, conf, k, t))),
+                    "alg3 ours": _cell(_sizes(tclose_tfirst(qi, conf, k, t))),
+                    "Prop. 1 min EMD of k": round(proposition_1_bound(n, k), 3),
+                }
+            )
     return (
         "Paper's own cells where Table 3's printed average is not below Table 2's (printed "
         "averages are integers; Table 2's true average is at least its minimum):\n\n"
@@ -238,25 +264,41 @@ def alg3_against_k() -> str:
             labels = tclose_tfirst(qi, conf, k, t)
             sse[k] = _sse(qi, labels)
             size = tfirst_cluster_size(n, k, t)
-            rows.append({"t": t, "k": k, "k'": size, "n mod k'": n % size,
-                         "sizes": _cell(_sizes(labels)), "sse": round(sse[k], 4)})
+            rows.append(
+                {
+                    "t": t,
+                    "k": k,
+                    "k'": size,
+                    "n mod k'": n % size,
+                    "sizes": _cell(_sizes(labels)),
+                    "sse": round(sse[k], 4),
+                }
+            )
         pairs = [(a, b) for a, b in itertools.combinations(range(2, 31), 2)]
         down = [(a, b) for a, b in pairs if sse[b] < sse[a]]
         adjacent = [(k, k + 1) for k in range(2, 30) if sse[k + 1] < sse[k]]
-        summary.append({
-            "t": t, "pairs": len(pairs), "against": len(down),
-            "tied (same k')": sum(sse[a] == sse[b] for a, b in pairs),
-            "largest drop": round(max((sse[a] - sse[b] for a, b in down), default=0.0), 4),
-            "k=2 -> k=30": f"{sse[2]:.3f} -> {sse[30]:.3f}",
-            "adjacent drops (k -> k+1: n mod k', n mod k'+1)": ", ".join(
-                f"{a}->{b}: {n % tfirst_cluster_size(n, a, t)},"
-                f"{n % tfirst_cluster_size(n, b, t)}" for a, b in adjacent)})
+        summary.append(
+            {
+                "t": t,
+                "pairs": len(pairs),
+                "against": len(down),
+                "tied (same k')": sum(sse[a] == sse[b] for a, b in pairs),
+                "largest drop": round(max((sse[a] - sse[b] for a, b in down), default=0.0), 4),
+                "k=2 -> k=30": f"{sse[2]:.3f} -> {sse[30]:.3f}",
+                "adjacent drops (k -> k+1: n mod k', n mod k'+1)": ", ".join(
+                    f"{a}->{b}: {n % tfirst_cluster_size(n, a, t)},"
+                    f"{n % tfirst_cluster_size(n, b, t)}"
+                    for a, b in adjacent
+                ),
+            }
+        )
     detail = pd.DataFrame(rows)
     detail = detail[(detail["t"] == 0.04) & detail["k"].between(12, 20)]
     return (
         "Algorithm 3 on MCD, k = 2..30, three of the 13 t (0.04, 0.12, 0.25; 87 runs):\n\n"
         + pd.DataFrame(summary).to_string(index=False)
-        + "\n\nDetail, t = 0.04:\n\n" + detail.to_string(index=False)
+        + "\n\nDetail, t = 0.04:\n\n"
+        + detail.to_string(index=False)
         + "\n\nConclusion: Algorithm 3's SSE rises with k as the paper says (k = 2 to 30 at "
         "every t), but not pair by pair. Its cluster size is k' = max(k, Expression (3)), "
         "then Expression (4) spreads the n mod k' remainder: when k' does not divide 1,080 "
@@ -274,8 +316,12 @@ def alg3_against_k() -> str:
 # --- Figures 6 and 7: the SSE orderings ----------------------------------------------------
 
 
-@investigation("tcm_fig6_order_hcd", "tcm_fig6_order_mcd", "tcm_fig7_alg1_above_alg3",
-               "tcm_fig7_alg2_above_alg3")
+@investigation(
+    "tcm_fig6_order_hcd",
+    "tcm_fig6_order_mcd",
+    "tcm_fig7_alg1_above_alg3",
+    "tcm_fig7_alg2_above_alg3",
+)
 def sse_orderings() -> str:
     """Where Algorithms 1-2 beat Algorithm 3 in SSE: cluster sizes, and Algorithm 3's SSE
     with the confidential attribute decorrelated (permutation, seed 0)."""
@@ -284,8 +330,16 @@ def sse_orderings() -> str:
     for name, (label, _) in CENSUS.items():
         qi, conf = _census(name)
         shuffled = rng.permutation(conf)
-        for k, t in ((2, 0.06), (2, 0.14), (2, 0.18), (2, 0.22), (2, 0.25), (10, 0.25),
-                     (20, 0.12), (30, 0.25)):
+        for k, t in (
+            (2, 0.06),
+            (2, 0.14),
+            (2, 0.18),
+            (2, 0.22),
+            (2, 0.25),
+            (10, 0.25),
+            (20, 0.12),
+            (30, 0.25),
+        ):
             if label == "HCD" and k > 2:
                 continue
             row: dict[str, object] = {"data": label, "k": k, "t": t}
@@ -293,12 +347,13 @@ def sse_orderings() -> str:
                 labels = function(qi, conf, k, t)
                 row[f"{alg} sse"] = round(_sse(qi, labels), 3)
                 row[f"{alg} avg"] = round(_sizes(labels)[1], 1)
-            row["alg3 sse, conf. permuted"] = round(
-                _sse(qi, tclose_tfirst(qi, shuffled, k, t)), 3)
+            row["alg3 sse, conf. permuted"] = round(_sse(qi, tclose_tfirst(qi, shuffled, k, t)), 3)
             rows.append(row)
     frame = pd.DataFrame(rows)
-    corr = {CENSUS[name][0]: np.corrcoef(_census(name)[0][:, 0], _census(name)[1])[0, 1]
-            for name in CENSUS}
+    corr = {
+        CENSUS[name][0]: np.corrcoef(_census(name)[0][:, 0], _census(name)[1])[0, 1]
+        for name in CENSUS
+    }
     return (
         "SSE (TCM Eq. 5) and mean cluster size of Algorithms 1-3 at cells of Figures 6 "
         "(k = 2) and 7 (MCD); last column: Algorithm 3 with the confidential attribute "

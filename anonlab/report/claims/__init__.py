@@ -69,14 +69,35 @@ from anonlab.report.claims.stats import (
 )
 
 KINDS: dict[str, ModuleType] = {
-    "ordering": ordering, "crossover": crossover, "monotone": monotone,
-    "extremum": extremum, "growth": growth, "ratio": ratio, "cells": cells, "bound": bound,
-    "privacy": privacy}
+    "ordering": ordering,
+    "crossover": crossover,
+    "monotone": monotone,
+    "extremum": extremum,
+    "growth": growth,
+    "ratio": ratio,
+    "cells": cells,
+    "bound": bound,
+    "privacy": privacy,
+}
 _ID = re.compile(r"^[a-z0-9_]+$")
 
-__all__ = ["CONTRADICTED", "KINDS", "NOT_CHECKABLE", "REPRODUCED", "STATUSES", "WITHIN_NOISE",
-           "Claim", "ClaimError", "ClaimResult", "ResultsTable", "check_against_config",
-           "evaluate_claim", "evaluate_claims", "parse_claim", "parse_claims"]
+__all__ = [
+    "CONTRADICTED",
+    "KINDS",
+    "NOT_CHECKABLE",
+    "REPRODUCED",
+    "STATUSES",
+    "WITHIN_NOISE",
+    "Claim",
+    "ClaimError",
+    "ClaimResult",
+    "ResultsTable",
+    "check_against_config",
+    "evaluate_claim",
+    "evaluate_claims",
+    "parse_claim",
+    "parse_claims",
+]
 
 
 def _departure(c: Checker) -> dict[str, str] | None:
@@ -84,18 +105,26 @@ def _departure(c: Checker) -> dict[str, str] | None:
     if raw is None:
         return None
     if not isinstance(raw, Mapping) or not {"cause", "evidence"} <= set(raw) <= {
-            "cause", "evidence", "command"}:
+        "cause",
+        "evidence",
+        "command",
+    }:
         raise c.error("known_departure", f"must be {{cause, evidence[, command]}}, got {raw!r}")
     if raw["cause"] not in DEPARTURE_CAUSES:
-        raise c.error("known_departure.cause",
-                      f"must be one of {list(DEPARTURE_CAUSES)}, got {raw['cause']!r}")
+        raise c.error(
+            "known_departure.cause",
+            f"must be one of {list(DEPARTURE_CAUSES)}, got {raw['cause']!r}",
+        )
     if not isinstance(raw["evidence"], str) or not raw["evidence"].strip():
         raise c.error("known_departure.evidence", "must be a non-empty string")
     command = raw.get("command")
     if command is not None and (not isinstance(command, str) or not command.strip()):
         raise c.error("known_departure.command", "must be the command that shows the evidence")
-    return {"cause": str(raw["cause"]), "evidence": str(raw["evidence"]),
-            **({"command": command} if command else {})}
+    return {
+        "cause": str(raw["cause"]),
+        "evidence": str(raw["evidence"]),
+        **({"command": command} if command else {}),
+    }
 
 
 def parse_claim(raw: Mapping[str, Any], position: int = 0) -> Claim:
@@ -113,8 +142,11 @@ def parse_claim(raw: Mapping[str, Any], position: int = 0) -> Claim:
     fields = KINDS[kind].FIELDS
     unknown = set(raw) - COMMON_FIELDS - fields
     if unknown:
-        raise c.error(sorted(unknown)[0], f"is not a field of kind {kind!r} (fields: "
-                      f"{sorted(fields)} and {sorted(COMMON_FIELDS)})")
+        raise c.error(
+            sorted(unknown)[0],
+            f"is not a field of kind {kind!r} (fields: "
+            f"{sorted(fields)} and {sorted(COMMON_FIELDS)})",
+        )
     metric = c.text("metric", required=kind not in ("cells", "privacy"))
     by_attribute = raw.get("by_attribute", False)
     if not isinstance(by_attribute, bool):
@@ -137,12 +169,30 @@ def parse_claim(raw: Mapping[str, Any], position: int = 0) -> Claim:
     tolerance_note = c.text("tolerance_note", required=False)
     if tolerance_note is None and (min_share < 1 or any(k in raw for k in TOLERANCE_FIELDS)):
         used = [k for k in TOLERANCE_FIELDS if k in raw] or ["min_share"]
-        raise c.error("tolerance_note", f"is missing: say why the tolerance ({used[0]}) is "
-                                        "what the paper's wording supports")
+        raise c.error(
+            "tolerance_note",
+            f"is missing: say why the tolerance ({used[0]}) is what the paper's wording supports",
+        )
     params = KINDS[kind].parse(c)
-    return Claim(claim_id, paper, section, quote, kind, metric, by_attribute, c.where(),
-                 min_share, min_count, notes, tolerance_note, c.text("target", required=False),
-                 params, _departure(c), magnitude, c.text("sanity", required=False))
+    return Claim(
+        claim_id,
+        paper,
+        section,
+        quote,
+        kind,
+        metric,
+        by_attribute,
+        c.where(),
+        min_share,
+        min_count,
+        notes,
+        tolerance_note,
+        c.text("target", required=False),
+        params,
+        _departure(c),
+        magnitude,
+        c.text("sanity", required=False),
+    )
 
 
 def parse_claims(raw: Sequence[Mapping[str, Any]] | None) -> list[Claim]:
@@ -172,22 +222,30 @@ def check_against_config(claims: Sequence[Claim], config: Mapping[str, Any]) -> 
                 pool += list(config.get("metrics_by_attribute") or ())
             if claim.metric not in pool:
                 how = "per attribute " if claim.by_attribute else ""
-                raise ClaimError(f"{name}: field 'metric' names {claim.metric!r}, which the "
-                                 f"experiment does not compute {how}({list(pool)})")
+                raise ClaimError(
+                    f"{name}: field 'metric' names {claim.metric!r}, which the "
+                    f"experiment does not compute {how}({list(pool)})"
+                )
         if claim.kind != "cells":
             for axis in claim.where:
                 if axis not in grid_axes:
-                    raise ClaimError(f"{name}: field 'where' filters {axis!r}, not a grid axis "
-                                     f"({sorted(grid_axes)})")
+                    raise ClaimError(
+                        f"{name}: field 'where' filters {axis!r}, not a grid axis "
+                        f"({sorted(grid_axes)})"
+                    )
         for selection in claim.selections():
             for method in selection.methods or ():
                 if method not in methods:
-                    raise ClaimError(f"{name}: names method {method!r}, which the experiment "
-                                     f"does not run ({sorted(methods)})")
+                    raise ClaimError(
+                        f"{name}: names method {method!r}, which the experiment "
+                        f"does not run ({sorted(methods)})"
+                    )
             for axis in [*selection.fixed, *selection.limits]:
                 if axis not in grid_axes:
-                    raise ClaimError(f"{name}: a selection filters {axis!r}, not a grid axis "
-                                     f"({sorted(grid_axes)})")
+                    raise ClaimError(
+                        f"{name}: a selection filters {axis!r}, not a grid axis "
+                        f"({sorted(grid_axes)})"
+                    )
         axis = claim.params.get("x")
         if axis is not None and axis not in grid_axes:
             raise ClaimError(f"{name}: field 'x' is {axis!r}, not a grid axis")
@@ -203,8 +261,9 @@ def evaluate_claim(claim: Claim, table: pd.DataFrame | ResultsTable) -> ClaimRes
     return ClaimResult.of(claim, status, ours, reps)
 
 
-def evaluate_claims(claims: Sequence[Claim | Mapping[str, Any]], table: pd.DataFrame,
-                    tables_dir: Any = None) -> list[ClaimResult]:
+def evaluate_claims(
+    claims: Sequence[Claim | Mapping[str, Any]], table: pd.DataFrame, tables_dir: Any = None
+) -> list[ClaimResult]:
     """Judge every claim (parsed, or raw mappings from a config) against ``table`` (and
     the run's stored tables in ``tables_dir``, which ``privacy`` claims read)."""
     parsed = [c if isinstance(c, Claim) else parse_claim(c, i) for i, c in enumerate(claims)]

@@ -37,8 +37,12 @@ def parse(c: Checker) -> dict[str, Any]:
     value = c.raw.get("value")
     if not is_scalar(value):
         raise c.error("value", f"must be a number or a grid column, got {value!r}")
-    return {"method": c.selection("method"), "op": c.choice("op", OPS), "value": value,
-            "rel_tol": c.number("rel_tol", 0.0, low=0.0)}
+    return {
+        "method": c.selection("method"),
+        "op": c.choice("op", OPS),
+        "value": value,
+        "rel_tol": c.number("rel_tol", 0.0, low=0.0),
+    }
 
 
 def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
@@ -66,14 +70,18 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     else:
         judged = judge(q, ref - slack, math.inf, closed=p["op"] == ">=")
     result = tally(judged, need_of(claim, len(q)))
-    text = (f"{result.held}/{result.n} points with {claim.metric} {p['op']} {fmt(target)}, "
-            f"{result.opposite} opposite ({levels_text(result)})")
+    text = (
+        f"{result.held}/{result.n} points with {claim.metric} {p['op']} {fmt(target)}, "
+        f"{result.opposite} opposite ({levels_text(result)})"
+    )
     order = np.argsort(-q.est if p["op"] in ("<", "<=") else q.est)
     if claim.min_count is not None:
         order = order[::-1]
     if len(order):
         i = int(order[0])
         where = point_label(frame.iloc[i], varying(frame, keys))
-        text += (f"; {'best' if claim.min_count else 'worst'}"
-                 f"{' at ' + where if where else ''}: {plus_minus(q, i, fmt)}")
+        text += (
+            f"; {'best' if claim.min_count else 'worst'}"
+            f"{' at ' + where if where else ''}: {plus_minus(q, i, fmt)}"
+        )
     return result.status, text + f" ({need_text(claim)})", result.reps

@@ -62,10 +62,21 @@ def parse(c: Checker) -> dict[str, Any]:
         if paper or ours or factor is not None or absolute is not None:
             raise c.error("match", "cannot be given with paper_column/ours_column/factor/abs")
     elif not (paper and ours) or (factor is None) == (absolute is None):
-        raise c.error("match", "is missing: give 'match' (a boolean column), or "
-                               "'paper_column', 'ours_column' and one of 'factor' or 'abs'")
-    return {"function": function, "source": source, "args": dict(args), "match": match,
-            "paper_column": paper, "ours_column": ours, "factor": factor, "abs": absolute}
+        raise c.error(
+            "match",
+            "is missing: give 'match' (a boolean column), or "
+            "'paper_column', 'ours_column' and one of 'factor' or 'abs'",
+        )
+    return {
+        "function": function,
+        "source": source,
+        "args": dict(args),
+        "match": match,
+        "paper_column": paper,
+        "ours_column": ours,
+        "factor": factor,
+        "abs": absolute,
+    }
 
 
 def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
@@ -73,19 +84,25 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     frame = p["function"](data.table, **p["args"])
     for axis, value in claim.where.items():
         if axis not in frame.columns:
-            raise ClaimError(f"claim {claim.id!r}: field 'where' filters {axis!r}, not a "
-                             f"column of {p['source']} ({list(frame.columns)})")
+            raise ClaimError(
+                f"claim {claim.id!r}: field 'where' filters {axis!r}, not a "
+                f"column of {p['source']} ({list(frame.columns)})"
+            )
         frame = frame[mask(frame[axis], value, keep_missing=False)]
     if frame.empty:
         raise ClaimError(f"claim {claim.id!r}: field 'where' leaves no cell of {p['source']}")
     frame = frame.reset_index(drop=True)
     if p["match"] is not None:
         ours_columns = [c for c in frame.columns if str(c).startswith("ours")]
-        absent = (frame[ours_columns].isna().any(axis=1) if ours_columns
-                  else pd.Series(False, index=frame.index)).to_numpy()
+        absent = (
+            frame[ours_columns].isna().any(axis=1)
+            if ours_columns
+            else pd.Series(False, index=frame.index)
+        ).to_numpy()
         ok = frame[p["match"]].fillna(False).astype(bool).to_numpy() & ~absent
-        judged = Judgement(ok, ~ok & ~absent, ok, ~ok & ~absent,
-                           np.full(len(ok), np.inf), np.full(len(ok), np.inf))
+        judged = Judgement(
+            ok, ~ok & ~absent, ok, ~ok & ~absent, np.full(len(ok), np.inf), np.full(len(ok), np.inf)
+        )
         value_columns = [c for c in frame.columns if str(c).startswith(("ours", "paper"))]
         tolerance = "as the table marks a match"
         gap = np.zeros(len(frame))
@@ -94,10 +111,16 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
         ours = frame[ours_col].astype(float).to_numpy()
         paper = frame[paper_col].astype(float).to_numpy()
         absent = np.isnan(ours)
-        se = (frame[f"{ours_col}_se"].astype(float).to_numpy() if f"{ours_col}_se" in frame
-              else np.zeros(len(frame)))
-        n = (frame[f"{ours_col}_n"].astype(float).to_numpy() if f"{ours_col}_n" in frame
-             else np.ones(len(frame)))
+        se = (
+            frame[f"{ours_col}_se"].astype(float).to_numpy()
+            if f"{ours_col}_se" in frame
+            else np.zeros(len(frame))
+        )
+        n = (
+            frame[f"{ours_col}_n"].astype(float).to_numpy()
+            if f"{ours_col}_n" in frame
+            else np.ones(len(frame))
+        )
         q = Quantity.of(ours, se, np.where(se > 0, n - 1, np.inf), n)
         if p["factor"] is not None:
             lo, hi = paper / p["factor"], paper * p["factor"]
@@ -121,16 +144,28 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     status = result.status
     if status == WITHIN_NOISE and result.held + n_absent >= result.need and n_absent:
         status = NOT_CHECKABLE  # what is missing is cells not run, not repetitions
-    text = (f"{result.held}/{len(frame)} cells {tolerance}"
-            + (f" at {confidence()}" if p["match"] is None else "")
-            + f", {result.opposite} outside" + (f", {n_absent} not run" if n_absent else ""))
+    text = (
+        f"{result.held}/{len(frame)} cells {tolerance}"
+        + (f" at {confidence()}" if p["match"] is None else "")
+        + f", {result.opposite} outside"
+        + (f", {n_absent} not run" if n_absent else "")
+    )
     misses = np.flatnonzero(~result.holds_at & ~absent)
     if len(misses):
         misses = misses[np.argsort(-np.nan_to_num(gap[misses], nan=math.inf), kind="stable")]
-        keys = [c for c in frame.columns if c not in value_columns and c != p["match"]
-                and not str(c).startswith(("ratio", "ours", "paper")) and c != "table"]
+        keys = [
+            c
+            for c in frame.columns
+            if c not in value_columns
+            and c != p["match"]
+            and not str(c).startswith(("ratio", "ours", "paper"))
+            and c != "table"
+        ]
         keys = varying(frame, keys)
-        examples = [f"{point_label(frame.iloc[i], keys)}: " + ", ".join(
-            f"{c} {fmt(frame.iloc[i][c])}" for c in value_columns) for i in misses[:2]]
+        examples = [
+            f"{point_label(frame.iloc[i], keys)}: "
+            + ", ".join(f"{c} {fmt(frame.iloc[i][c])}" for c in value_columns)
+            for i in misses[:2]
+        ]
         text += "; misses e.g. " + "; ".join(examples)
     return status, text + f" ({need_text(claim)})", result.reps

@@ -37,12 +37,15 @@ FIELDS = {"method", "baseline", "x", "expected", "tolerance", "mode", "by"}
 
 
 def parse(c: Checker) -> dict[str, Any]:
-    return {"method": c.selection("method"), "baseline": c.selection("baseline"),
-            "x": c.text("x", required=False) or "k",
-            "expected": c.number("expected", required=True),
-            "tolerance": c.number("tolerance", 0.0, low=0.0),
-            "mode": c.choice("mode", ("stays", "first"), "stays"),
-            "by": _flag(c, "by")}
+    return {
+        "method": c.selection("method"),
+        "baseline": c.selection("baseline"),
+        "x": c.text("x", required=False) or "k",
+        "expected": c.number("expected", required=True),
+        "tolerance": c.number("tolerance", 0.0, low=0.0),
+        "mode": c.choice("mode", ("stays", "first"), "stays"),
+        "by": _flag(c, "by"),
+    }
 
 
 def _flag(c: Checker, key: str) -> bool:
@@ -52,8 +55,9 @@ def _flag(c: Checker, key: str) -> bool:
     return value
 
 
-def crossing_interval(xs: np.ndarray, above: np.ndarray, below: np.ndarray, mode: str
-                      ) -> tuple[float, float]:
+def crossing_interval(
+    xs: np.ndarray, above: np.ndarray, below: np.ndarray, mode: str
+) -> tuple[float, float]:
     """The thresholds T ("above for x > T") consistent with points confidently ``above``
     and ``below`` (the others undecided), as [low, high]."""
     step = 1.0 if integer_axis(xs) else 0.0
@@ -77,8 +81,9 @@ def crossing_interval(xs: np.ndarray, above: np.ndarray, below: np.ndarray, mode
 def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     p = claim.params
     points = data.points_of(claim)
-    merged, keys = join([select(points, p["method"], claim.where),
-                         select(points, p["baseline"], claim.where)])
+    merged, keys = join(
+        [select(points, p["method"], claim.where), select(points, p["baseline"], claim.where)]
+    )
     x, expected, tol = p["x"], p["expected"], p["tolerance"]
     window = (-math.inf if p["by"] else expected - tol, expected + tol)
     curves = list(groups(merged, keys, x))
@@ -87,14 +92,16 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     for group, curve in curves:
         xs = curve[x].to_numpy(dtype=float)
         gap = judge(side(curve, 0).difference(side(curve, 1)), tests=n_tests)
-        low, high = crossing_interval(xs, gap.holds_adjusted, gap.opposite_adjusted,
-                                      p["mode"])
+        low, high = crossing_interval(xs, gap.holds_adjusted, gap.opposite_adjusted, p["mode"])
         exact = bool(np.all(side(curve, 0).se == 0) and np.all(side(curve, 1).se == 0))
         verdicts.append(locate(low, high, window, exact))
         s = symbol(x)
         if math.isinf(high):
-            found = (f"not above for good up to {s}={fmt(xs[-1])}" if p["mode"] == "stays"
-                     else f"not above up to {s}={fmt(xs[-1])}")
+            found = (
+                f"not above for good up to {s}={fmt(xs[-1])}"
+                if p["mode"] == "stays"
+                else f"not above up to {s}={fmt(xs[-1])}"
+            )
             if np.isfinite(low):
                 found += f" (crossing, if any, after {s}={fmt(low)})"
         elif low == high:
@@ -104,8 +111,12 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
         label = group_label(group)
         parts.append(f"{label}: {found}" if label else found)
     status = combine(verdicts, need_of(claim, len(verdicts)))
-    text = (f"{p['method'].label} over {p['baseline'].label}, {confidence()} simultaneous: "
-            + examples(parts, 4)
-            + (f" (paper: {symbol(x)} > {fmt(expected)}"
-               + (f", crossing by {fmt(expected + tol)})" if p["by"] else f" ± {fmt(tol)})")))
+    text = (
+        f"{p['method'].label} over {p['baseline'].label}, {confidence()} simultaneous: "
+        + examples(parts, 4)
+        + (
+            f" (paper: {symbol(x)} > {fmt(expected)}"
+            + (f", crossing by {fmt(expected + tol)})" if p["by"] else f" ± {fmt(tol)})")
+        )
+    )
     return status, text, None

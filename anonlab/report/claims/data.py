@@ -66,8 +66,7 @@ class ResultsTable:
         ``None`` without it."""
         if name not in self._stored:
             path = None if self.tables_dir is None else Path(self.tables_dir) / f"{name}.csv"
-            self._stored[name] = (pd.read_csv(path) if path is not None and path.is_file()
-                                  else None)
+            self._stored[name] = pd.read_csv(path) if path is not None and path.is_file() else None
         return self._stored[name]
 
     def points_of(self, claim: Claim) -> pd.DataFrame:
@@ -82,16 +81,22 @@ class ResultsTable:
             table = self.table
             if not (table["metric"] == metric).any():
                 raise NotCheckable(f"metric {metric!r} is not in the results")
-            points = point_values(table, metric, by_attribute).agg(
-                ["mean", "std", "count"]).reset_index()
+            points = (
+                point_values(table, metric, by_attribute)
+                .agg(["mean", "std", "count"])
+                .reset_index()
+            )
             if points.empty:
-                raise NotCheckable(f"no {'per-attribute ' if by_attribute else ''}rows of "
-                                   f"metric {metric!r}")
+                raise NotCheckable(
+                    f"no {'per-attribute ' if by_attribute else ''}rows of metric {metric!r}"
+                )
             n = points["count"].to_numpy(dtype=float)
             se = points["std"].to_numpy(dtype=float) / np.sqrt(n)
             once = n == 1
-            exact = np.array([_exact_when_run_once(str(m), metric)
-                              for m in points.loc[once, "method"]], dtype=bool)
+            exact = np.array(
+                [_exact_when_run_once(str(m), metric) for m in points.loc[once, "method"]],
+                dtype=bool,
+            )
             se[np.flatnonzero(once)] = np.where(exact, 0.0, np.nan)
             se[~once & (points["std"].to_numpy(dtype=float) == 0)] = 0.0
             points = points.drop(columns=["std", "count"]).rename(columns={"mean": "value"})
@@ -132,20 +137,27 @@ def pool(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     error of that mean (independent estimates)."""
     present = [k for k in keys if k in frame.columns]
     if present and not frame.duplicated(present).any():
-        return frame[[*present, "value", "se", "df", "n"]].sort_values(present).reset_index(
-            drop=True)
+        return (
+            frame[[*present, "value", "se", "df", "n"]].sort_values(present).reset_index(drop=True)
+        )
     frame = frame.assign(_all=0, _var=frame["se"] ** 2)
     keys = present or ["_all"]
     grouped = frame.groupby(keys, dropna=False, sort=True)
-    out = grouped.agg(value=("value", "mean"), count=("value", "size"), df=("df", "min"),
-                      n=("n", "max"), var=("_var", lambda v: float(np.sum(v.to_numpy()))))
+    out = grouped.agg(
+        value=("value", "mean"),
+        count=("value", "size"),
+        df=("df", "min"),
+        n=("n", "max"),
+        var=("_var", lambda v: float(np.sum(v.to_numpy()))),
+    )
     out["se"] = np.sqrt(out["var"]) / out["count"]
     out = out.drop(columns=["count", "var"]).reset_index()
     return out.drop(columns="_all") if "_all" in out.columns else out
 
 
-def select(points: pd.DataFrame, selection: Selection, where: Mapping[str, Filter]
-           ) -> tuple[pd.DataFrame, list[str]]:
+def select(
+    points: pd.DataFrame, selection: Selection, where: Mapping[str, Filter]
+) -> tuple[pd.DataFrame, list[str]]:
     """The selection's points (columns value, se, df, n) and its free axes (the keys)."""
     rows = points
     if selection.methods is not None:
@@ -161,8 +173,9 @@ def select(points: pd.DataFrame, selection: Selection, where: Mapping[str, Filte
             raise NotCheckable(f"the results have no axis {axis!r}")
         rows = rows[mask(rows[axis], value)]
     if rows.empty:
-        raise NotCheckable(f"no points for {selection.label}"
-                           + (f" where {where_text(where)}" if where else ""))
+        raise NotCheckable(
+            f"no points for {selection.label}" + (f" where {where_text(where)}" if where else "")
+        )
     axes = [c for c in points.columns if c not in NON_AXES]
     keys = [a for a in axes if a not in selection.fixed and rows[a].notna().any()]
     if selection.methods is None or len(selection.methods) > 1:
@@ -175,14 +188,20 @@ def join(frames: Sequence[tuple[pd.DataFrame, list[str]]]) -> tuple[pd.DataFrame
     ``v{i}``, ``se{i}``, ``df{i}``, ``n{i}`` (and any other column ``c`` to ``c{i}``)."""
     merged, keys = None, []
     for i, (frame, frame_keys) in enumerate(frames):
-        frame = frame.rename(columns={c: f"{c if c != 'value' else 'v'}{i}"
-                                      for c in frame.columns if c not in frame_keys})
+        frame = frame.rename(
+            columns={
+                c: f"{c if c != 'value' else 'v'}{i}" for c in frame.columns if c not in frame_keys
+            }
+        )
         if merged is None:
             merged, keys = frame, list(frame_keys)
             continue
         common = [k for k in frame_keys if k in keys]
-        merged = (merged.merge(frame, on=common, how="inner") if common
-                  else merged.merge(frame, how="cross"))
+        merged = (
+            merged.merge(frame, on=common, how="inner")
+            if common
+            else merged.merge(frame, how="cross")
+        )
         keys += [k for k in frame_keys if k not in keys]
     assert merged is not None
     if merged.empty:
@@ -194,8 +213,9 @@ def side(frame: pd.DataFrame, i: int | None = None) -> Quantity:
     """The statistics of side ``i`` of a joined frame (or of a selection's own columns)."""
     suffix = "" if i is None else str(i)
     value = "value" if i is None else f"v{i}"
-    return Quantity.of(frame[value], frame[f"se{suffix}"], frame[f"df{suffix}"],
-                       frame[f"n{suffix}"])
+    return Quantity.of(
+        frame[value], frame[f"se{suffix}"], frame[f"df{suffix}"], frame[f"n{suffix}"]
+    )
 
 
 def varying(frame: pd.DataFrame, keys: Sequence[str]) -> list[str]:
@@ -207,8 +227,9 @@ def point_label(row: Mapping[str, Any], keys: Sequence[str]) -> str:
     return ", ".join(axis_label(k, row[k]) for k in keys if not missing(row[k]))
 
 
-def groups(frame: pd.DataFrame, keys: Sequence[str], x: str
-           ) -> Iterator[tuple[dict[str, Any], pd.DataFrame]]:
+def groups(
+    frame: pd.DataFrame, keys: Sequence[str], x: str
+) -> Iterator[tuple[dict[str, Any], pd.DataFrame]]:
     """(group, curve sorted along x) for each combination of the other free axes; the group
     holds only the axes that vary between groups."""
     others = [k for k in keys if k != x]

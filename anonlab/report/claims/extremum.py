@@ -33,13 +33,19 @@ FIELDS = {"method", "x", "which", "expected"}
 
 def parse(c: Checker) -> dict[str, Any]:
     expected = c.raw.get("expected")
-    if (not isinstance(expected, list | tuple) or len(expected) != 2
-            or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in expected)
-            or expected[0] > expected[1]):
+    if (
+        not isinstance(expected, list | tuple)
+        or len(expected) != 2
+        or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in expected)
+        or expected[0] > expected[1]
+    ):
         raise c.error("expected", f"must be a range [lo, hi] with lo <= hi, got {expected!r}")
-    return {"method": c.selection("method"), "x": c.text("x", required=False) or "k",
-            "which": c.choice("which", ("min", "max")),
-            "expected": (float(expected[0]), float(expected[1]))}
+    return {
+        "method": c.selection("method"),
+        "x": c.text("x", required=False) or "k",
+        "which": c.choice("which", ("min", "max")),
+        "expected": (float(expected[0]), float(expected[1])),
+    }
 
 
 def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
@@ -69,12 +75,16 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
         span_hi = xs[last + 1] - step if last + 1 < len(xs) else xs[-1]
         exact = bool(np.all(q.se == 0))
         verdicts.append(locate(span_lo, span_hi, (low, high), exact))
-        where = (f"{symbol(x)}={fmt(xs[best])}" if first == last
-                 else f"{symbol(x)}={fmt(xs[best])}, could be anywhere in "
-                      f"{fmt(xs[first])}..{fmt(xs[last])}")
+        where = (
+            f"{symbol(x)}={fmt(xs[best])}"
+            if first == last
+            else f"{symbol(x)}={fmt(xs[best])}, could be anywhere in "
+            f"{fmt(xs[first])}..{fmt(xs[last])}"
+        )
         label = group_label(group)
-        parts.append(f"{label + ': ' if label else ''}{p['which']} at {where} "
-                     f"({plus_minus(q, best, fmt)})")
+        parts.append(
+            f"{label + ': ' if label else ''}{p['which']} at {where} ({plus_minus(q, best, fmt)})"
+        )
     status = combine(verdicts, need_of(claim, len(verdicts)))
     text = examples(parts, 4) + f" (paper: {symbol(x)} in {fmt(low)}..{fmt(high)})"
     return status, text, None

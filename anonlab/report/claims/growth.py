@@ -44,10 +44,14 @@ def parse(c: Checker) -> dict[str, Any]:
     end = c.number("end", required=True)
     if end <= start:
         raise c.error("end", f"must be above start ({start:g}), got {end:g}")
-    return {"method": c.selection("method"),
-            "others": tuple(c.selection("others", o) for o in others),
-            "x": c.text("x", required=False) or "k", "start": start, "end": end,
-            "over": tuple(over)}
+    return {
+        "method": c.selection("method"),
+        "others": tuple(c.selection("others", o) for o in others),
+        "x": c.text("x", required=False) or "k",
+        "start": start,
+        "end": end,
+        "over": tuple(over),
+    }
 
 
 def _rise(points: pd.DataFrame, selection: Selection, claim: Claim) -> Quantity:
@@ -71,17 +75,17 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     for other in p["others"]:
         theirs = _rise(points, other, claim)
         if len(theirs) != len(mine):
-            raise NotCheckable(f"{other.label} and {p['method'].label} do not share their "
-                               "points")
+            raise NotCheckable(f"{other.label} and {p['method'].label} do not share their points")
         gaps.append(mine.difference(theirs))
         labels.append(f"{other.label} {fmt(float(theirs.est.mean()))}")
-    q = Quantity(*(np.concatenate([getattr(g, f) for g in gaps]) for f in ("est", "se", "df",
-                                                                          "n")))
+    q = Quantity(*(np.concatenate([getattr(g, f) for g in gaps]) for f in ("est", "se", "df", "n")))
     result = tally(judge(q), need_of(claim, len(q)))
     x = symbol(p["x"])
-    text = (f"rise of {p['method'].label} from {x}={fmt(p['start'])} to {x}={fmt(p['end'])}"
-            + (f" (mean over {', '.join(symbol(a) for a in p['over'])})" if p["over"] else "")
-            + f": {fmt(float(mine.est.mean()))}, against {'; '.join(labels)}; "
-            f"{result.held}/{result.n} comparisons hold, {result.opposite} opposite "
-            f"({levels_text(result)})")
+    text = (
+        f"rise of {p['method'].label} from {x}={fmt(p['start'])} to {x}={fmt(p['end'])}"
+        + (f" (mean over {', '.join(symbol(a) for a in p['over'])})" if p["over"] else "")
+        + f": {fmt(float(mine.est.mean()))}, against {'; '.join(labels)}; "
+        f"{result.held}/{result.n} comparisons hold, {result.opposite} opposite "
+        f"({levels_text(result)})"
+    )
     return result.status, text + f" ({need_text(claim)})", result.reps

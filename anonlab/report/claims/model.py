@@ -12,18 +12,36 @@ from typing import Any
 
 from anonlab.validation import ParameterError
 
-COMMON_FIELDS = {"id", "paper", "section", "quote", "kind", "metric", "by_attribute",
-                 "magnitude", "where",
-                 "min_share", "min_count", "notes", "tolerance_note", "target",
-                 "known_departure", "sanity"}
+COMMON_FIELDS = {
+    "id",
+    "paper",
+    "section",
+    "quote",
+    "kind",
+    "metric",
+    "by_attribute",
+    "magnitude",
+    "where",
+    "min_share",
+    "min_count",
+    "notes",
+    "tolerance_note",
+    "target",
+    "known_departure",
+    "sanity",
+}
 # fields that state a tolerance: a claim using one must say why (``tolerance_note``)
-TOLERANCE_FIELDS = ("tolerance", "factor", "rel_tol", "within", "min", "max", "abs",
-                    "min_count")
+TOLERANCE_FIELDS = ("tolerance", "factor", "rel_tol", "within", "min", "max", "abs", "min_count")
 # causes of a contradiction a claim may declare, each with its evidence (``unexplained``:
 # after an investigation, whose evidence says what was ruled out); a declared reading that
 # reproduces the claim is found by the report, and a claim with none is "not investigated"
-DEPARTURE_CAUSES = ("stand_in_data", "paper_inconsistency", "implementation", "reading",
-                    "unexplained")
+DEPARTURE_CAUSES = (
+    "stand_in_data",
+    "paper_inconsistency",
+    "implementation",
+    "reading",
+    "unexplained",
+)
 _ID = re.compile(r"^[a-z0-9_]+$")
 
 
@@ -46,8 +64,13 @@ class Selection:
 
     @property
     def label(self) -> str:
-        name = ("every method" if self.methods is None
-                else self.methods[0] if len(self.methods) == 1 else "/".join(self.methods))
+        name = (
+            "every method"
+            if self.methods is None
+            else self.methods[0]
+            if len(self.methods) == 1
+            else "/".join(self.methods)
+        )
         extra = [axis_label(a, v) for a, v in self.fixed.items()]
         extra += [f"{symbol(a)} {filter_text(v)}" for a, v in self.limits.items()]
         return f"{name} ({', '.join(extra)})" if extra else name
@@ -81,8 +104,7 @@ class Claim:
         """Every selection the claim reads."""
         found = [v for v in self.params.values() if isinstance(v, Selection)]
         for value in self.params.values():  # a list of selections (growth's ``others``)
-            if isinstance(value, tuple) and value and all(isinstance(v, Selection)
-                                                          for v in value):
+            if isinstance(value, tuple) and value and all(isinstance(v, Selection) for v in value):
                 found += list(value)
         for tier in self.params.get("tiers", ()):
             found += list(tier)
@@ -121,15 +143,25 @@ class Checker:
             raise self.error(key, f"must be one of {list(options)}, got {value!r}")
         return value
 
-    def number(self, key: str, default: float | None = None, *, low: float | None = None,
-               high: float | None = None, required: bool = False) -> float | None:
+    def number(
+        self,
+        key: str,
+        default: float | None = None,
+        *,
+        low: float | None = None,
+        high: float | None = None,
+        required: bool = False,
+    ) -> float | None:
         value = self.raw.get(key)
         if value is None:
             if required:
                 raise self.error(key, "is missing")
             return default
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(
-                value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, numbers.Real)
+            or not math.isfinite(value)
+        ):
             raise self.error(key, f"must be a finite number, got {value!r}")
         if (low is not None and value < low) or (high is not None and value > high):
             span = f"in [{low}, {high}]" if high is not None else f">= {low}"
@@ -169,15 +201,19 @@ class Checker:
         if isinstance(value, list | tuple):  # several methods, matched method by method
             value = {"method": value}
         if not isinstance(value, Mapping):
-            raise self.error(key, f"must be a method name, a list of names or a mapping, "
-                                  f"got {value!r}")
+            raise self.error(
+                key, f"must be a method name, a list of names or a mapping, got {value!r}"
+            )
         methods = value.get("method")
         if methods is None:
             names = None
         elif isinstance(methods, str):
             names = (methods,)
-        elif isinstance(methods, list | tuple) and methods and all(
-                isinstance(m, str) for m in methods):
+        elif (
+            isinstance(methods, list | tuple)
+            and methods
+            and all(isinstance(m, str) for m in methods)
+        ):
             names = tuple(methods)
         else:
             raise self.error(f"{key}.method", f"must be a name or a list of names, got {methods!r}")
@@ -204,16 +240,18 @@ class Checker:
             members = tier if isinstance(tier, list | tuple) else [tier]
             if not members:
                 raise self.error(key, "is empty")
-            tiers.append(tuple(self.selection(key, m) if m is not None else self.selection(key)
-                               for m in members))
+            tiers.append(
+                tuple(
+                    self.selection(key, m) if m is not None else self.selection(key)
+                    for m in members
+                )
+            )
         return tuple(tiers)
 
 
 def is_scalar(value: Any) -> bool:
     """A number or a name (not a boolean)."""
     return isinstance(value, str | numbers.Real) and not isinstance(value, bool)
-
-
 
 
 @dataclass(frozen=True)
@@ -257,11 +295,24 @@ class ClaimResult:
         return self.status == "within noise" and self.next_reps is not None
 
     @classmethod
-    def of(cls, claim: Claim, status: str, ours: str, reps: int | None = None
-           ) -> ClaimResult:
-        return cls(claim.id, claim.paper, claim.section, claim.quote, claim.kind, status, ours,
-                   claim.notes, claim.target, claim.tolerance_note, claim.known_departure,
-                   reps, claim.metric, claim.sanity, slice_text(claim))
+    def of(cls, claim: Claim, status: str, ours: str, reps: int | None = None) -> ClaimResult:
+        return cls(
+            claim.id,
+            claim.paper,
+            claim.section,
+            claim.quote,
+            claim.kind,
+            status,
+            ours,
+            claim.notes,
+            claim.target,
+            claim.tolerance_note,
+            claim.known_departure,
+            reps,
+            claim.metric,
+            claim.sanity,
+            slice_text(claim),
+        )
 
 
 def slice_text(claim: Claim) -> str:
@@ -269,8 +320,11 @@ def slice_text(claim: Claim) -> str:
     ranges) and its ``where`` filters."""
     parts = list(dict.fromkeys(s.label for s in claim.selections()))
     text = "; ".join(parts) if parts else "the run's stored tables"
-    metric = f"{claim.metric}{' per attribute' if claim.by_attribute else ''}: " if (
-        claim.metric) else ""
+    metric = (
+        f"{claim.metric}{' per attribute' if claim.by_attribute else ''}: "
+        if (claim.metric)
+        else ""
+    )
     return metric + text + (f" where {where_text(claim.where)}" if claim.where else "")
 
 
@@ -309,7 +363,8 @@ def axis_label(axis: str, value: Any) -> str:
 def filter_text(value: Filter) -> str:
     if isinstance(value, Mapping):
         parts = ([f">= {fmt(value['min'])}"] if "min" in value else []) + (
-            [f"<= {fmt(value['max'])}"] if "max" in value else [])
+            [f"<= {fmt(value['max'])}"] if "max" in value else []
+        )
         return " and ".join(parts)
     if isinstance(value, list):
         return "in {" + ", ".join(fmt(v) for v in value) + "}"

@@ -51,9 +51,13 @@ def parse(c: Checker) -> dict[str, Any]:
     each = c.raw.get("each_group", False)
     if not isinstance(each, bool):
         raise c.error("each_group", f"must be true or false, got {each!r}")
-    return {"method": c.selection("method"), "x": c.text("x", required=False) or "k",
-            "direction": c.choice("direction", ("increasing", "decreasing")),
-            "rel_tol": c.number("rel_tol", 0.0, low=0.0), "each_group": each}
+    return {
+        "method": c.selection("method"),
+        "x": c.text("x", required=False) or "k",
+        "direction": c.choice("direction", ("increasing", "decreasing")),
+        "rel_tol": c.number("rel_tol", 0.0, low=0.0),
+        "each_group": each,
+    }
 
 
 def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
@@ -73,19 +77,26 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
         se = np.sqrt(q.se[i] ** 2 + q.se[j] ** 2)
         df = welch_df(q.se[i], q.df[i], q.se[j], q.df[j])
         xs = curve[x].to_numpy(dtype=float)
-        pieces.append((Quantity(est, se, df, np.maximum(q.n[i], q.n[j])), i, j, xs, q,
-                       group_label(group)))
+        pieces.append(
+            (Quantity(est, se, df, np.maximum(q.n[i], q.n[j])), i, j, xs, q, group_label(group))
+        )
     if not pieces:
         raise NotCheckable(f"fewer than two values of {x!r}")
     if p["each_group"]:
         return _each_group(claim, pieces)
-    q_all = Quantity(*(np.concatenate([getattr(piece[0], f) for piece in pieces])
-                       for f in ("est", "se", "df", "n")))
+    q_all = Quantity(
+        *(
+            np.concatenate([getattr(piece[0], f) for piece in pieces])
+            for f in ("est", "se", "df", "n")
+        )
+    )
     judged = judge(q_all, 0.0, np.inf, closed=True)
     result = tally(judged, need_of(claim, len(q_all)))
     against = result.opposite_at
-    text = (f"{result.held}/{result.n} pairs of {symbol(x)} {p['direction']}, "
-            f"{result.opposite} confidently against ({levels_text(result)})")
+    text = (
+        f"{result.held}/{result.n} pairs of {symbol(x)} {p['direction']}, "
+        f"{result.opposite} confidently against ({levels_text(result)})"
+    )
     offset = 0
     wrong = []
     for q_pair, i, j, xs, q, label in pieces:
@@ -94,8 +105,10 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
         bad = against[part]
         if bad.any():
             w = int(np.flatnonzero(bad)[np.argmin(q_pair.est[bad])])
-            wrong.append(f"{label + ': ' if label else ''}{symbol(x)}={fmt(xs[i[w]])}→"
-                         f"{fmt(xs[j[w]])} {fmt(q.est[i[w]])}→{fmt(q.est[j[w]])}")
+            wrong.append(
+                f"{label + ': ' if label else ''}{symbol(x)}={fmt(xs[i[w]])}→"
+                f"{fmt(xs[j[w]])} {fmt(q.est[i[w]])}→{fmt(q.est[j[w]])}"
+            )
     if wrong:
         text += f"; against: {examples(wrong, 2)}"
     return result.status, text + f" ({need_text(claim)})", result.reps
@@ -120,15 +133,22 @@ def _each_group(claim: Claim, pieces: list) -> tuple[str, str, int | None]:
         if result.status == WITHIN_NOISE:
             reps.append(result.reps)
         if result.status != REPRODUCED:
-            worst.append(f"{label or 'the curve'}: {result.held}/{result.n} in order, "
-                         f"{result.opposite} against ({result.status})")
+            worst.append(
+                f"{label or 'the curve'}: {result.held}/{result.n} in order, "
+                f"{result.opposite} against ({result.status})"
+            )
     status = combine(verdicts, curves)
-    text = (f"{verdicts.count(REPRODUCED)}/{curves} curves {p['direction']} in "
-            f"{symbol(p['x'])}, {verdicts.count(CONTRADICTED)} contradicted (each curve's "
-            f"pairs by the partial-conjunction test, a refutation at α/{curves})")
+    text = (
+        f"{verdicts.count(REPRODUCED)}/{curves} curves {p['direction']} in "
+        f"{symbol(p['x'])}, {verdicts.count(CONTRADICTED)} contradicted (each curve's "
+        f"pairs by the partial-conjunction test, a refutation at α/{curves})"
+    )
     if worst:
         text += f"; {examples(worst, 2)}"
     # every curve left within noise must be decided: the slowest curve's estimate
     estimate = max(reps) if reps and all(r is not None for r in reps) else None
-    return (status, text + f" ({need_text(claim)}, on each curve)",
-            estimate if status == WITHIN_NOISE else None)
+    return (
+        status,
+        text + f" ({need_text(claim)}, on each curve)",
+        estimate if status == WITHIN_NOISE else None,
+    )

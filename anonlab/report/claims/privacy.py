@@ -42,9 +42,12 @@ EXACT_SLACK = 1e-6
 
 
 def parse(c: Checker) -> dict[str, Any]:
-    return {"method": c.text("method"), "form": c.choice("form", FORMS, "records"),
-            "view": c.choice("view", VIEWS, "released"),
-            "scale": c.choice("scale", SCALES, "own")}
+    return {
+        "method": c.text("method"),
+        "form": c.choice("form", FORMS, "records"),
+        "view": c.choice("view", VIEWS, "released"),
+        "scale": c.choice("scale", SCALES, "own"),
+    }
 
 
 def _exact(row: pd.Series, view: str, scale: str) -> tuple[float, bool] | None:
@@ -68,9 +71,10 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     audited = data.stored(TABLE)
     if audited is None:
         raise NotCheckable(f"the run has no {TABLE} table (the audit)")
-    rows = audited[(audited["method"] == p["method"])
-                   & (audited.get("form", pd.Series("records", index=audited.index))
-                      == p["form"])]
+    rows = audited[
+        (audited["method"] == p["method"])
+        & (audited.get("form", pd.Series("records", index=audited.index)) == p["form"])
+    ]
     if rows.empty:
         raise NotCheckable(f"the audit has no row of {p['method']} in form {p['form']}")
     bound_column = f"eps_lower_{p['view']}"
@@ -83,17 +87,31 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     parts = [f"ε={eps:g}: bound {b:.3g}" for eps, b in zip(claims, bounds, strict=True)]
     if all(e is not None for e in exact):
         over = [e[0] > c * (1 + EXACT_SLACK) for e, c in zip(exact, claims, strict=True)]
-        parts = [f"{part}, exact {'≤ ' if e[1] else ''}{fmt(e[0])}"
-                 for part, e in zip(parts, exact, strict=True)]
+        parts = [
+            f"{part}, exact {'≤ ' if e[1] else ''}{fmt(e[0])}"
+            for part, e in zip(parts, exact, strict=True)
+        ]
         text = "; ".join(parts)
         if any(over):
             return CONTRADICTED, f"exact loss above the claim: {text}", None
         if not exceeds.any():
-            return REPRODUCED, (f"exact loss within the claim on the audit's data set and its "
-                                f"neighbours (not a proof for every data set): {text}"), None
+            return (
+                REPRODUCED,
+                (
+                    f"exact loss within the claim on the audit's data set and its "
+                    f"neighbours (not a proof for every data set): {text}"
+                ),
+                None,
+            )
     text = "; ".join(parts)
     if exceeds.all():
         return CONTRADICTED, f"sampled lower bound above the claim at every ε: {text}", None
-    return WITHIN_NOISE, (f"{text}: a lower bound at or below ε cannot confirm the claim"
-                          if not exceeds.any() else
-                          f"{text}: above the claim at some ε only"), None
+    return (
+        WITHIN_NOISE,
+        (
+            f"{text}: a lower bound at or below ε cannot confirm the claim"
+            if not exceeds.any()
+            else f"{text}: above the claim at some ε only"
+        ),
+        None,
+    )

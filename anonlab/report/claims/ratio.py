@@ -27,8 +27,16 @@ from anonlab.report.claims.model import (
 )
 from anonlab.report.claims.stats import Quantity, confidence, critical, judge, tally, welch_df
 
-FIELDS = {"numerator", "denominator", "over", "numerator_aggregate", "denominator_aggregate",
-          "within", "min", "max"}
+FIELDS = {
+    "numerator",
+    "denominator",
+    "over",
+    "numerator_aggregate",
+    "denominator_aggregate",
+    "within",
+    "min",
+    "max",
+}
 AGGREGATES = ("mean", "min", "max")
 
 
@@ -48,14 +56,19 @@ def parse(c: Checker) -> dict[str, Any]:
         low, high = 1 / within, within
     if low is not None and high is not None and low > high:
         raise c.error("min", f"must be <= max ({high}), got {low}")
-    return {"numerator": c.selection("numerator"), "denominator": c.selection("denominator"),
-            "over": tuple(over), "bounds": (low, high),
-            "numerator_aggregate": c.choice("numerator_aggregate", AGGREGATES, "mean"),
-            "denominator_aggregate": c.choice("denominator_aggregate", AGGREGATES, "mean")}
+    return {
+        "numerator": c.selection("numerator"),
+        "denominator": c.selection("denominator"),
+        "over": tuple(over),
+        "bounds": (low, high),
+        "numerator_aggregate": c.choice("numerator_aggregate", AGGREGATES, "mean"),
+        "denominator_aggregate": c.choice("denominator_aggregate", AGGREGATES, "mean"),
+    }
 
 
-def _aggregate(frame: pd.DataFrame, keys: list[str], over: tuple[str, ...], how: str
-               ) -> tuple[pd.DataFrame, list[str]]:
+def _aggregate(
+    frame: pd.DataFrame, keys: list[str], over: tuple[str, ...], how: str
+) -> tuple[pd.DataFrame, list[str]]:
     """Points aggregated over ``over``; column ``picked`` counts the means a min/max chose
     from (1 for a mean)."""
     kept = [k for k in keys if k not in over]
@@ -100,8 +113,12 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     log_high = math.log(high) if high is not None else math.inf
     judged = judge(q, log_low, log_high, tests=len(q) * picked, closed=True)
     if picked > 1:  # an extremum of several means: pay for the pick at every level
-        judged = replace(judged, holds=judged.holds_adjusted,
-                         opposite=judged.opposite_adjusted, multiplier=picked)
+        judged = replace(
+            judged,
+            holds=judged.holds_adjusted,
+            opposite=judged.opposite_adjusted,
+            multiplier=picked,
+        )
     result = tally(judged, need_of(claim, len(q)))
     if low is not None and high is not None and math.isclose(low * high, 1.0):
         bounds = f"within ×{fmt(high)}"
@@ -115,19 +132,21 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     shown = varying(merged, keys)
     for i, (_, row) in enumerate(merged.iterrows()):
         label = point_label(row, shown)
-        ci = (f" [{fmt(_exp(est[i] - half[i]))}, {fmt(_exp(est[i] + half[i]))}]"
-              if np.isfinite(est[i]) and half[i] > 0 else "")
+        ci = (
+            f" [{fmt(_exp(est[i] - half[i]))}, {fmt(_exp(est[i] + half[i]))}]"
+            if np.isfinite(est[i]) and half[i] > 0
+            else ""
+        )
         ratio = _exp(est[i]) if np.isfinite(est[i]) else a[i] / b[i] if b[i] else math.nan
-        parts.append(f"{label + ': ' if label else ''}{fmt(ratio)}{ci} ({fmt(a[i])} / "
-                     f"{fmt(b[i])})")
+        parts.append(f"{label + ': ' if label else ''}{fmt(ratio)}{ci} ({fmt(a[i])} / {fmt(b[i])})")
     if len(parts) == 1:
         text = f"ratio {parts[0]}"
     else:
-        failing = [part for part, good in zip(parts, result.holds_at, strict=True)
-                   if not good]
-        text = (f"{result.held}/{result.n} ratios {bounds} at {confidence()}, "
-                f"{result.opposite} outside; "
-                + examples(failing or parts, 3))
+        failing = [part for part, good in zip(parts, result.holds_at, strict=True) if not good]
+        text = (
+            f"{result.held}/{result.n} ratios {bounds} at {confidence()}, "
+            f"{result.opposite} outside; " + examples(failing or parts, 3)
+        )
         bounds += f"; {need_text(claim)}"
     if picked > 1:
         text += f" (an extremum of up to {picked} means, Bonferroni-widened)"

@@ -88,8 +88,9 @@ def critical(df: np.ndarray | float, tests: int = 1) -> np.ndarray:
     return out
 
 
-def welch_df(se_a: np.ndarray, df_a: np.ndarray, se_b: np.ndarray, df_b: np.ndarray,
-             weight: float = 1.0) -> np.ndarray:
+def welch_df(
+    se_a: np.ndarray, df_a: np.ndarray, se_b: np.ndarray, df_b: np.ndarray, weight: float = 1.0
+) -> np.ndarray:
     """Welch-Satterthwaite degrees of freedom of ``b − weight·a`` (∞ where exact)."""
     va, vb = (weight * np.asarray(se_a)) ** 2, np.asarray(se_b) ** 2
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -126,9 +127,12 @@ class Quantity:
     def difference(self, other: Quantity, weight: float = 1.0) -> Quantity:
         """``self − weight·other``, the two estimated independently."""
         se = np.sqrt(self.se**2 + (weight * other.se) ** 2)
-        return Quantity(self.est - weight * other.est, se,
-                        welch_df(other.se, other.df, self.se, self.df, weight),
-                        np.maximum(self.n, other.n))
+        return Quantity(
+            self.est - weight * other.est,
+            se,
+            welch_df(other.se, other.df, self.se, self.df, weight),
+            np.maximum(self.n, other.n),
+        )
 
 
 @dataclass(frozen=True)
@@ -141,14 +145,16 @@ class Judgement:
     opposite: np.ndarray
     holds_adjusted: np.ndarray
     opposite_adjusted: np.ndarray
-    reps_hold: np.ndarray      # repetitions at which an undecided point would hold
+    reps_hold: np.ndarray  # repetitions at which an undecided point would hold
     reps_opposite: np.ndarray  # … or be opposite (adjusted), if the estimates were true
     levels: Callable[[int], tuple[np.ndarray, np.ndarray]] | None = field(
-        default=None, repr=False, compare=False)
+        default=None, repr=False, compare=False
+    )
     #: (tests for holding, tests for opposite) → ``(reps_hold, reps_opposite)`` at those
     #: levels; ``None``: the fields above, whatever the level
     rep_levels: Callable[[int, int], tuple[np.ndarray, np.ndarray]] | None = field(
-        default=None, repr=False, compare=False)
+        default=None, repr=False, compare=False
+    )
     #: every level's number of tests is multiplied by this (an extremum of several means
     #: pays for the pick at every level)
     multiplier: int = 1
@@ -158,8 +164,9 @@ class Judgement:
         intervals at those levels (times the multiplier), were the estimates true."""
         if self.rep_levels is None:
             return self.reps_hold, self.reps_opposite
-        return self.rep_levels(max(hold_tests, 1) * self.multiplier,
-                               max(opposite_tests, 1) * self.multiplier)
+        return self.rep_levels(
+            max(hold_tests, 1) * self.multiplier, max(opposite_tests, 1) * self.multiplier
+        )
 
     def at(self, tests: int) -> tuple[np.ndarray, np.ndarray]:
         """Holds / opposite with intervals at level 1 − α/(``tests`` · multiplier)."""
@@ -168,8 +175,14 @@ class Judgement:
         return self.levels(max(int(tests), 1) * self.multiplier)
 
 
-def judge(q: Quantity, lo: float | np.ndarray = 0.0, hi: float | np.ndarray = math.inf, *,
-          tests: int | None = None, closed: bool = False) -> Judgement:
+def judge(
+    q: Quantity,
+    lo: float | np.ndarray = 0.0,
+    hi: float | np.ndarray = math.inf,
+    *,
+    tests: int | None = None,
+    closed: bool = False,
+) -> Judgement:
     """Is ``q`` inside the band (lo, hi) at each point? ``tests`` (default N) sets the
     Bonferroni adjustment; ``closed`` makes an exact value on a band edge count as inside."""
     n_tests = len(q) if tests is None else tests
@@ -195,12 +208,13 @@ def judge(q: Quantity, lo: float | np.ndarray = 0.0, hi: float | np.ndarray = ma
         edge = np.minimum(np.abs(q.est - lo), np.abs(hi - q.est))
 
     def reps_at(hold_tests: int, opposite_tests: int) -> tuple[np.ndarray, np.ndarray]:
-        return (np.where(inside, _reps_needed(q, edge, hold_tests), np.inf),
-                np.where(~inside, _reps_needed(q, edge, opposite_tests), np.inf))
+        return (
+            np.where(inside, _reps_needed(q, edge, hold_tests), np.inf),
+            np.where(~inside, _reps_needed(q, edge, opposite_tests), np.inf),
+        )
 
     need_hold, need_opp = reps_at(1, n_tests)
-    return Judgement(holds, opposite, holds_adj, opposite_adj, need_hold, need_opp, levels,
-                     reps_at)
+    return Judgement(holds, opposite, holds_adj, opposite_adj, need_hold, need_opp, levels, reps_at)
 
 
 def _reps_needed(q: Quantity, edge: np.ndarray, tests: int) -> np.ndarray:
@@ -251,8 +265,7 @@ def tally(j: Judgement, need: int) -> Tally:
         return Tally(n, need, held, opp, REPRODUCED, None, holds, opposite)
     if opp > n - need:
         return Tally(n, need, held, opp, CONTRADICTED, None, holds, opposite)
-    return Tally(n, need, held, opp, WITHIN_NOISE, _reps(j, holds, opposite, need), holds,
-                 opposite)
+    return Tally(n, need, held, opp, WITHIN_NOISE, _reps(j, holds, opposite, need), holds, opposite)
 
 
 def _reps(j: Judgement, holds: np.ndarray, opposite: np.ndarray, need: int) -> int | None:
@@ -264,8 +277,7 @@ def _reps(j: Judgement, holds: np.ndarray, opposite: np.ndarray, need: int) -> i
     reps_hold, reps_opposite = j.reps_at(n - need + 1, need)
     to_hold = np.sort(reps_hold[open_])[: max(need - int(holds.sum()), 0)]
     to_oppose = np.sort(reps_opposite[open_])[: max(n - need + 1 - int(opposite.sum()), 0)]
-    options = [float(x.max()) for x in (to_hold, to_oppose)
-               if len(x) and np.all(np.isfinite(x))]
+    options = [float(x.max()) for x in (to_hold, to_oppose) if len(x) and np.all(np.isfinite(x))]
     if not options:
         return None
     best = min(options)
@@ -287,8 +299,13 @@ class Look:
         return self.reps[self.index + 1] if self.index + 1 < len(self.reps) else None
 
 
-def sequential(judge_at: Callable[[int], object], status: Callable[[object], str],
-               reps: Sequence[int], spent: Sequence[float], available: int) -> Look:
+def sequential(
+    judge_at: Callable[[int], object],
+    status: Callable[[object], str],
+    reps: Sequence[int],
+    spent: Sequence[float],
+    available: int,
+) -> Look:
     """Walk the plan's looks: ``judge_at(n)`` judges the first ``n`` repetitions (called
     inside :func:`spending` at the look's share); the first look that decides (anything but
     within noise) is final. Looks beyond the ``available`` repetitions are not taken; a run
@@ -313,8 +330,9 @@ def levels_text(result: Tally) -> str:
             return "95%" if tests == 1 else f"1 − α/{tests}"
         return f"1 − {alpha:.3g}" + (f"/{tests}" if tests > 1 else "")
 
-    return (f"holding judged at {level_(result.n - result.need + 1)}, opposite at "
-            f"{level_(result.need)}")
+    return (
+        f"holding judged at {level_(result.n - result.need + 1)}, opposite at {level_(result.need)}"
+    )
 
 
 def combine(verdicts: list[str], need: int) -> str:
