@@ -10,11 +10,13 @@ conclusion.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
 
+import anonlab.methods.multivariate as multivariate
 from anonlab.catalog import experiments
 from anonlab.config import compose_config
 from anonlab.report.claims import evaluate_claim, parse_claim
@@ -22,6 +24,43 @@ from anonlab.report.claims.stats import Quantity, judge, tally
 from anonlab.runner.experiment import build_experiment, run_grid
 from experiments.dp_ir import EPSILONS, KS, PAPER_TABLE_1, compare
 from experiments.investigations import investigation
+
+_POSTPROCESS = multivariate.postprocess
+
+# --- the insensitive-MDAV stand-in, varied -----------------------------------------------------
+
+
+def _rounded(dataset: object, values: np.ndarray, noisy: bool) -> np.ndarray:
+    """IMDAV's centroids rounded like noisy values."""
+    return _POSTPROCESS(dataset, values, noisy=True)
+
+
+def _lexicographic(values: np.ndarray, low: np.ndarray, width: np.ndarray) -> np.ndarray:
+    """An equally insensitive order: lexicographic over the attributes, first to last."""
+    return np.lexsort(((np.asarray(values, dtype=float) - low) / width).T[::-1])
+
+
+#: variants of our stand-in for [17]: name → replacements in anonlab.methods.multivariate
+STAND_IN_VARIANTS = {
+    "centroids rounded": {"postprocess": _rounded},
+    "lexicographic order": {"domain_order": _lexicographic},
+    "both": {"postprocess": _rounded, "domain_order": _lexicographic},
+}
+
+
+@contextmanager
+def _stand_in(replacements: dict[str, object]) -> Iterator[None]:
+    """Run with parts of the insensitive-MDAV stand-in replaced, restored afterwards (the
+    library's files are not changed)."""
+    saved = {name: getattr(multivariate, name) for name in replacements}
+    for name, value in replacements.items():
+        setattr(multivariate, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(multivariate, name, value)
+
 
 #: the master seed of every run here (the paper profile's)
 SEED = 20161101
@@ -345,35 +384,16 @@ def fig4_beats_imdav() -> str:
     with two variants of the stand-in: its centroids rounded like noisy values, and an
     equally insensitive lexicographic domain order (AGE, then HOURS, …) in place of the
     distance to the domain's corner."""
-    import anonlab.methods.multivariate as multivariate
-
     start = time.perf_counter()
     ks = [20, 30, 40, 60, 80, 100, 120, 150, 200]
     overrides = [f"grid.k={ks}", "grid.epsilon=[1.0,10.0]", "reps=2"]
     table, _ = _run("adult_ir_vs_mdav", overrides + ["methods=[imdav,ir_laplace]"])
     lap = table[(table["method"] == "ir_laplace") & table["attribute"].isna()]
     lap = lap.groupby(["metric", "epsilon", "k"])["value"].mean()
-    original_post, original_order = multivariate.postprocess, multivariate.domain_order
-
-    def rounded(dataset: object, values: np.ndarray, noisy: bool) -> np.ndarray:
-        return original_post(dataset, values, noisy=True)
-
-    def lexicographic(values: np.ndarray, low: np.ndarray, width: np.ndarray) -> np.ndarray:
-        return np.lexsort(((np.asarray(values, dtype=float) - low) / width).T[::-1])
-
     variants = {"ours (corner distance)": table}
-    for name, patches in (
-        ("centroids rounded", [("postprocess", rounded)]),
-        ("lexicographic order", [("domain_order", lexicographic)]),
-        ("both", [("postprocess", rounded), ("domain_order", lexicographic)]),
-    ):
-        for patch in patches:
-            setattr(multivariate, *patch)
-        try:
+    for name, replacements in STAND_IN_VARIANTS.items():
+        with _stand_in(replacements):
             variants[name], _ = _run("adult_ir_vs_mdav", overrides + ["methods=[imdav]"])
-        finally:
-            multivariate.postprocess = original_post
-            multivariate.domain_order = original_order
     rows = []
     for name, frame in variants.items():
         alone = frame[(frame["method"] == "imdav") & frame["attribute"].isna()]
@@ -624,8 +644,6 @@ def fig3_beats_imdav_jsd_m13() -> str:
     judged as the claim does ('stays above') and as the first crossing from below; the
     pooled curves (80 repetitions) at the k where IMDAV dips below; and the crossing with
     two variants of the IMDAV stand-in (rounded centroids, a lexicographic order)."""
-    import anonlab.methods.multivariate as multivariate
-
     start = time.perf_counter()
     ks = list(range(20, 101))
     overrides = [f"grid.k={ks}", "grid.epsilon=[10.0]", "grid.m=[13]", "reps=10", "metrics=[jsd]"]
@@ -680,14 +698,6 @@ def fig3_beats_imdav_jsd_m13() -> str:
             "IR+L scale in bins (100·m/(k·ε)) at k = 30, 100": f"{130 / 30:.2f}, {130 / 100:.2f}",
         }
     )
-    original_post, original_order = multivariate.postprocess, multivariate.domain_order
-
-    def rounded(dataset: object, values: np.ndarray, noisy: bool) -> np.ndarray:
-        return original_post(dataset, values, noisy=True)
-
-    def lexicographic(values: np.ndarray, low: np.ndarray, width: np.ndarray) -> np.ndarray:
-        return np.lexsort(((np.asarray(values, dtype=float) - low) / width).T[::-1])
-
     noisy = tables[0][tables[0]["method"] == "ir_laplace"]
     variants = [
         {
@@ -698,18 +708,9 @@ def fig3_beats_imdav_jsd_m13() -> str:
             "ours": rows[0]["stays: ours"],
         }
     ]
-    for name, patches in (
-        ("centroids rounded", [("postprocess", rounded)]),
-        ("lexicographic order", [("domain_order", lexicographic)]),
-        ("both", [("postprocess", rounded), ("domain_order", lexicographic)]),
-    ):
-        for patch in patches:
-            setattr(multivariate, *patch)
-        try:
+    for name, replacements in STAND_IN_VARIANTS.items():
+        with _stand_in(replacements):
             alone = _run_seeded("census_ir_vs_mdav", SEEDS[0], overrides + ["methods=[imdav]"])
-        finally:
-            multivariate.postprocess = original_post
-            multivariate.domain_order = original_order
         judged = evaluate_claim(stays, pd.concat([alone, noisy]))
         level = alone[alone["attribute"].isna()].groupby("k")["value"].mean()
         variants.append(
