@@ -66,7 +66,7 @@ def experiments_of(
     from anonlab.runner import build_experiment
 
     if not config.get("all_experiments"):
-        return [build_experiment(config)]
+        return [checked_claims(build_experiment(config))]
     if config.get("reading") is not None:
         raise ParameterError(
             "reading= names a reading of one experiment; +experiment=all "
@@ -81,8 +81,21 @@ def experiments_of(
                 *rest,
                 *([f"reading={reading}"] if reading else []),
             ]
-            experiments.append(build_experiment(compose_config(*chosen, conf_dir=conf_dir)))
+            built = build_experiment(compose_config(*chosen, conf_dir=conf_dir))
+            experiments.append(checked_claims(built))
     return experiments
+
+
+def checked_claims(experiment: Experiment) -> Experiment:
+    """``experiment``, once the paper's claims in its config (judged later by the report)
+    are well formed: the engine runs without knowing them, the command refuses a malformed
+    one before any work. A claim about a method or axis a user left out is "not
+    checkable" in the report, not an error (tests/test_claims.py checks every shipped claim
+    against its experiment)."""
+    from anonlab.report.claims import parse_claims
+
+    parse_claims(experiment.config.get("claims"))
+    return experiment
 
 
 def prepare(config: dict[str, Any], overrides: Sequence[str], conf_dir: Path) -> list[Experiment]:

@@ -172,6 +172,7 @@ def test_every_experiment_states_well_formed_claims_with_notes_anchors():
 
 
 def test_bad_claim_stops_the_experiment_before_any_work(compose_config):
+    from anonlab.cli import checked_claims
     from anonlab.runner import build_experiment
 
     cfg = compose_config("+experiment=census_ir")
@@ -188,6 +189,6 @@ def test_bad_claim_stops_the_experiment_before_any_work(compose_config):
         }
     ]
     with pytest.raises(ParameterError, match="claim 'x'"):
-        build_experiment(cfg)
+        checked_claims(build_experiment(cfg))
     # leaving out a method a claim names is the user's choice, not an error
     build_experiment(compose_config("+experiment=census_ir", "methods=[laplace]"))

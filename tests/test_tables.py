@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from anonlab.report.tables import to_markdown
+from anonlab.plotting.tables import to_markdown
 from anonlab.runner import build_experiment, run_experiment
 from experiments import dp_ir
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pandas as pd
 
+from anonlab.plotting.tables import to_markdown
 from anonlab.report.claims import STATUSES, WITHIN_NOISE, ClaimResult
-from anonlab.report.tables import to_markdown
 from anonlab.report.view import CAUSES, ClaimView, ReportView, TargetView
 
 NOTES_HTML, NOTES_MD = "notes.html", "notes.md"

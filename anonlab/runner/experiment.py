@@ -26,10 +26,9 @@ from anonlab.metrics import (
     get_metric,
 )
 from anonlab.plotting import FigureSpec, metric_name
+from anonlab.plotting.tables import TableBuilder, load_builder, write_table_files
 from anonlab.preregistration import CONFIRMATORY, EXPLORATORY, STAGES
 from anonlab.provenance import PAPER, custom_overrides, override_key, provenance, run_folder
-from anonlab.report.claims import parse_claims
-from anonlab.report.tables import TableBuilder, load_builder, write_table_files
 from anonlab.runner.checkpoint import Checkpoint, checkpoint_key, folder_lock, note
 from anonlab.runner.execute import RUNNERS, RunnerSpec, run_cells
 from anonlab.runner.grid import DATASET_AXES, Cell, expand_grid
@@ -323,10 +322,6 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     tables = tuple(
         (str(t["name"]), load_builder(str(t["builder"]))) for t in config.get("tables") or ()
     )
-    # the paper's claims about this experiment (checked by the report) must be well formed;
-    # a claim about a method or axis a user left out is "not checkable" in the report, not
-    # an error (tests/test_claims.py checks every shipped claim against its experiment)
-    parse_claims(config.get("claims"))
     configs, datasets_note = dataset_configs(config, overrides)
     if datasets_note:  # run.json and the resume key record the data set that runs
         config = {**config, "datasets": {"dataset": configs[0]}}

@@ -43,7 +43,7 @@ FIELDS = {"source", "args", "match", "paper_column", "ours_column", "factor", "a
 
 
 def parse(c: Checker) -> dict[str, Any]:
-    from anonlab.report.tables import load_builder
+    from anonlab.plotting.tables import load_builder
 
     source = c.text("source")
     if ":" not in source:

@@ -1,4 +1,5 @@
-"""Paper tables: a builder turns the stored results into a frame, written as CSV and Markdown."""
+"""Tables laid out from the stored results: a builder turns the results table into a frame,
+written as CSV and Markdown (the engine writes them; the report shows them)."""
 
 from __future__ import annotations
 
