@@ -1,4 +1,4 @@
-"""DP synthetic-data baselines mst and aim (anonlab/methods/synthetic.py): reproducible
+"""DP synthetic-data baselines mst and aim (anonlab/methods/synthetic/): reproducible
 releases, the (ε, δ) guarantee and its accounting for replaced-record neighbours, values
 inside the public domains, the class synthesised with the records."""
 
@@ -14,9 +14,14 @@ import pytest
 
 pytest.importorskip("mbi")
 
+import importlib.util  # noqa: E402
+
 from anonlab.datasets.build import build_dataset  # noqa: E402
-from anonlab.methods import make_method, synthetic  # noqa: E402
+from anonlab.mechanisms import accounting  # noqa: E402
+from anonlab.methods import make_method  # noqa: E402
 from anonlab.methods.guarantees import APPROX_DP, guarantee  # noqa: E402
+from anonlab.methods.synthetic import settings  # noqa: E402
+from anonlab.methods.synthetic.encoding import Encoding  # noqa: E402
 from anonlab.metrics import get_metric  # noqa: E402
 from anonlab.validation import ParameterError  # noqa: E402
 
@@ -92,7 +97,7 @@ def test_guarantee_is_epsilon_delta_dp_of_the_whole_record(released, name):
     given = released[name].guarantee
     assert given.notion == APPROX_DP
     assert given.epsilon_total == 1.0 and given.epsilon_per_attribute is None
-    assert given.delta == synthetic.DEFAULT_DELTA == 1e-9 and given.k is None and given.t is None
+    assert given.delta == settings.DEFAULT_DELTA == 1e-9 and given.k is None and given.t is None
     assert "correspond to no original record" in given.caveat
     assert given.as_columns()["guarantee_delta"] == 1e-9
     chosen = guarantee(make_method(name, {"epsilon": 0.7}, {"delta": 1e-6}), 3)
@@ -110,9 +115,9 @@ def test_record_by_record_metrics_refuse_synthetic_data(tiny, name):
 
 
 def test_without_mbi_the_methods_ask_for_the_extra(tiny, monkeypatch):
-    real = synthetic.importlib.util.find_spec
+    real = importlib.util.find_spec
     monkeypatch.setattr(
-        synthetic.importlib.util,
+        importlib.util,
         "find_spec",
         lambda name, *a: None if name == "mbi" else real(name, *a),
     )
@@ -127,7 +132,7 @@ def test_zcdp_conversion_is_the_largest_rho_by_a_brute_force_search_over_alpha()
         return float(np.exp(log.min()))
 
     for eps, delta in ((1.0, 1e-9), (0.1, 1e-6), (5.0, 1e-12)):
-        rho = synthetic.zcdp_rho(eps, delta)
+        rho = accounting.zcdp_rho(eps, delta)
         assert delta_on_grid(rho, eps) <= delta * (1 + 1e-6)
         assert delta_on_grid(rho * 1.001, eps) > delta  # no larger ρ would do
         standard = (math.sqrt(math.log(1 / delta) + eps) - math.sqrt(math.log(1 / delta))) ** 2
@@ -148,13 +153,13 @@ def test_gaussian_sigma_uses_the_replaced_record_sensitivity_sqrt2():
             worst_l1 = max(
                 worst_l1, abs(np.abs(counts - reference).sum() - np.abs(other - reference).sum())
             )
-    assert worst_l2**2 == pytest.approx(synthetic.SENSITIVITY_SQ)
-    assert worst_l1 == synthetic.L1_SENSITIVITY
+    assert worst_l2**2 == pytest.approx(accounting.SENSITIVITY_SQ)
+    assert worst_l1 == accounting.L1_SENSITIVITY
     for rho in (0.01, 0.5, 3.0):
-        sigma = synthetic.gaussian_sigma(rho)
+        sigma = accounting.gaussian_sigma(rho)
         assert worst_l2**2 / (2 * sigma**2) == pytest.approx(rho)  # Bun & Steinke
-        assert synthetic.gaussian_rho(sigma) == pytest.approx(rho)
-        assert synthetic.exponential_epsilon(rho) ** 2 / 8 == pytest.approx(rho)
+        assert accounting.gaussian_rho(sigma) == pytest.approx(rho)
+        assert accounting.exponential_epsilon(rho) ** 2 / 8 == pytest.approx(rho)
 
 
 @pytest.mark.parametrize("name", ["mst", "aim"])
@@ -162,8 +167,8 @@ def test_with_a_huge_epsilon_the_one_way_marginals_are_kept(tiny, name):
     m = 2 if name == "mst" else 1  # AIM: one attribute and the class, fewer rounds
     view = tiny.protect_first(m)
     release = protect(name, view, epsilon=1e4)
-    encoding = synthetic._Encoding.of(view, FAST["bins"])
-    released = synthetic._Encoding.of(replace(view, frame=release.frame, target=None), FAST["bins"])
+    encoding = Encoding.of(view, FAST["bins"])
+    released = Encoding.of(replace(view, frame=release.frame, target=None), FAST["bins"])
     for j in range(m):  # the same counts per bin and city, up to a record or two
         counts = [
             np.bincount(e.codes[:, j], minlength=encoding.sizes[j]) for e in (encoding, released)
