@@ -141,11 +141,34 @@ class Method(ABC):
     #: of the class may train on it without record correspondence
     carries_class: ClassVar[bool] = False
 
+    #: checks of the grid axes this method adds, ``axis → check(value, name) → value``
+    #: (raising :class:`~anonlab.validation.ParameterError`); the shared axes (ε, k, t) are
+    #: checked by :data:`~anonlab.validation.AXIS_CHECKS`
+    axis_checks: ClassVar[dict[str, Callable[[Any, str], Any]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A method's every axis has a check, declared with the method or shared."""
+        super().__init_subclass__(**kwargs)
+        unchecked = [
+            a for a in getattr(cls, "axes", ()) if a not in AXIS_CHECKS and a not in cls.axis_checks
+        ]
+        if unchecked:
+            raise TypeError(
+                f"method class {cls.__name__}: axis {unchecked[0]!r} has no "
+                "check; declare it in axis_checks"
+            )
+
+    @classmethod
+    def check_axis(cls, axis: str, value: Any, name: str) -> Any:
+        """``value`` of grid axis ``axis`` checked (``name`` as the error calls it)."""
+        check = cls.axis_checks.get(axis) or AXIS_CHECKS[axis]
+        return check(value, name)
+
     def __post_init__(self) -> None:
         """Check (and normalise the type of) every parameter and option the method
         declares."""
         for axis in self.axes:
-            object.__setattr__(self, axis, AXIS_CHECKS[axis](getattr(self, axis), axis))
+            object.__setattr__(self, axis, self.check_axis(axis, getattr(self, axis), axis))
         for option, choices in self.choices().items():
             object.__setattr__(
                 self,
