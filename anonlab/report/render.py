@@ -66,30 +66,23 @@ def summary_rows(view: ReportView) -> list[dict[str, Any]]:
     for stage in stages:
         mine = []
         for s in view.papers:
-            tally = s.confirmatory if stage == "confirmatory" else None
-            if stage == "confirmatory" and tally is None:
+            tally = s.confirmatory if stage == "confirmatory" else s.explored
+            if tally is None:
                 continue
-            counts, causes = (tally.counts, tally.causes) if tally else (s.counts, s.causes)
-            more = tally.needs_more_data if tally else s.needs_more_data
-            undecidable = tally.undecidable if tally else s.undecidable
-            run = tally.targets_run if tally else s.targets_run
-            passed, sanity = (
-                (tally.sanity_passed, tally.sanity) if tally else (s.sanity_passed, s.sanity)
-            )
             row = {
                 "paper": s.paper.short,
                 "seed": stage,
-                "targets run": f"{run}/{s.targets}",
-                "claims judged": sum(counts.values()),
+                "targets run": f"{tally.targets_run}/{s.targets}",
+                "claims judged": sum(tally.counts.values()),
             }
             for status in STATUSES:
-                row[status] = counts[status]
+                row[status] = tally.counts[status]
                 if status == WITHIN_NOISE:
-                    row["… needs more data (next look)"] = more
-                    row["… undecidable as encoded"] = undecidable
-            row.update({f"contradicted: {label}": causes[c] for c, label in CAUSES.items()})
+                    row["… needs more data (next look)"] = tally.needs_more_data
+                    row["… undecidable as encoded"] = tally.undecidable
+            row.update({f"contradicted: {label}": tally.causes[c] for c, label in CAUSES.items()})
             row["claims of targets not run"] = s.claims_not_run
-            row["sanity checks passed"] = f"{passed}/{sanity}"
+            row["sanity checks passed"] = f"{tally.sanity_passed}/{tally.sanity}"
             mine.append(row)
         if not mine:
             continue

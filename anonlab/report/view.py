@@ -175,8 +175,9 @@ def judge_claims(
     ``looks``: the repetitions of each look of the pre-registered plan for this run's
     experiment and ``spent`` the share of α of each (:func:`judge_in_looks`); ``None``
     judges once, at level α, on every repetition."""
-    data = ResultsTable(table, tables_dir) if table is not None else None
     at_reps = _RepsView(table, tables_dir) if table is not None else None
+    # every repetition: the same ResultsTable (and its cached points) as the plan's last look
+    data = at_reps.first(at_reps.available) if at_reps is not None else None
     results = []
     for i, raw in enumerate(raw_claims):
         try:
@@ -330,17 +331,14 @@ class Tally:
 
 @dataclass
 class PaperSummary:
+    """One paper's verdicts: on the exploratory runs, and on the confirmatory runs where
+    they exist."""
+
     paper: catalog.Paper
-    targets_run: int
     targets: int
-    counts: dict[str, int]
-    causes: dict[str, int]
     claims_not_run: int
-    sanity_passed: int = 0  # sanity checks (true by construction) that hold
-    sanity: int = 0
-    undecidable: int = 0  # within noise, and no look of the plan could decide it
-    needs_more_data: int = 0
-    confirmatory: Tally | None = None  # the same on the confirmatory runs
+    explored: Tally
+    confirmatory: Tally | None = None
 
 
 @dataclass
@@ -698,23 +696,14 @@ def build_view(results_dir: Path, conf_dir: Path = CONF_DIR) -> ReportView:
         mine = [t for t in targets if t.target.paper == paper.short]
         ran = [t for t in mine if t.run is not None]
         views = [c for t in ran for c in t.claims]
-        results = [c.result for c in views]
-        sanity = [r for r in results if r.sanity]
-        explored = _tally(views, confirmatory=False)
         confirmed_targets = [t for t in mine if t.confirmatory_run is not None]
         confirmed = [c for t in confirmed_targets for c in t.claims]
         summaries.append(
             PaperSummary(
                 paper,
-                len(ran),
                 len(mine),
-                explored.counts,
-                explored.causes,
                 sum(len(t.claims) for t in mine if t.run is None),
-                sum(r.status == REPRODUCED for r in sanity),
-                len(sanity),
-                explored.undecidable,
-                explored.needs_more_data,
+                _tally(views, False, len(ran)),
                 _tally(confirmed, True, len(confirmed_targets)) if confirmed_targets else None,
             )
         )
