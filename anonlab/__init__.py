@@ -6,15 +6,27 @@ From Python (:mod:`anonlab.api`, :mod:`anonlab.listing`):
   DataFrame, its guarantee in ``released.attrs["guarantee"]``;
 - ``anonlab.Protector`` is the same as a scikit-learn transformer;
 - ``anonlab.evaluate(original, released, metrics=["re", "jsd"])`` measures a release;
-- ``anonlab.methods()``, ``anonlab.metrics()``, ``anonlab.datasets()`` and
-  ``anonlab.experiments()`` list what exists.
+- ``anonlab.list_methods()``, ``anonlab.list_metrics()``, ``anonlab.list_datasets()`` and
+  ``anonlab.list_experiments()`` list what exists.
 """
 
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what type checkers see; at run time imported on first use (PEP 562)
+    from anonlab.api import Protector, evaluate, protect
+    from anonlab.listing import list_datasets, list_experiments, list_methods, list_metrics
 
 __version__ = "0.1.0"
-__all__ = ["Protector", "datasets", "evaluate", "experiments", "methods", "metrics", "protect"]
+__all__ = [
+    "Protector",
+    "evaluate",
+    "list_datasets",
+    "list_experiments",
+    "list_methods",
+    "list_metrics",
+    "protect",
+]
 
 #: public names and the module each comes from, imported on first use so that
 #: ``import anonlab`` stays light
@@ -22,14 +34,14 @@ _LAZY = {
     "protect": "anonlab.api",
     "Protector": "anonlab.api",
     "evaluate": "anonlab.api",
-    "experiments": "anonlab.listing",
+    "list_methods": "anonlab.listing",
+    "list_metrics": "anonlab.listing",
+    "list_datasets": "anonlab.listing",
+    "list_experiments": "anonlab.listing",
 }
-_SUBPACKAGES = ("methods", "metrics", "datasets")  # callable: anonlab.methods() lists
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return getattr(import_module(_LAZY[name]), name)
-    if name in _SUBPACKAGES:
-        return import_module(f"anonlab.{name}")
     raise AttributeError(f"module 'anonlab' has no attribute {name!r}")

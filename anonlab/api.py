@@ -193,7 +193,7 @@ def protect(
     Parameters
     ----------
     frame : the records; it is not modified.
-    method : a registered method (``anonlab.methods()``), e.g. ``"ir_laplace"``.
+    method : a registered method (``anonlab.list_methods()``), e.g. ``"ir_laplace"``.
     columns : the attributes to protect, in order; by default every numeric column.
         A text column is a categorical attribute (DP-IR §3.4), with a flat taxonomy unless
         ``hierarchies`` gives its file.
@@ -266,7 +266,7 @@ def evaluate(
     seed: int = 0,
 ) -> pd.Series:
     """The ``metrics`` of a release of ``original``, averaged over the protected ``columns``
-    as in the papers (``anonlab.metrics()`` lists them).
+    as in the papers (``anonlab.list_metrics()`` lists them).
 
     Parameters
     ----------

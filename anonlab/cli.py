@@ -24,10 +24,10 @@ from omegaconf.errors import OmegaConfBaseException
 
 from anonlab.catalog import experiments as catalog_experiments
 from anonlab.config import CONF_DIR, PAPER_PROFILE, compose_config
+from anonlab.data_fetch import ChecksumError
 from anonlab.provenance import override_key
 from anonlab.runner import pool
 from anonlab.validation import ParameterError, cap_n_jobs
-from data_fetch import ChecksumError
 
 if TYPE_CHECKING:  # the runner (pandas, numba) is imported once the worker pool is starting
     from anonlab.runner import Experiment
@@ -202,18 +202,18 @@ def listing(conf_dir: Path = CONF_DIR) -> str:
     lines += [
         f"  {name:24} {row['axes'] or '-':10} {row.description}"
         f"\n  {'':24} {'':10} guarantee: {row.guarantee}"
-        for name, row in tables.methods().iterrows()
+        for name, row in tables.list_methods().iterrows()
     ]
     lines += ["", "metrics:"]
-    lines += [f"  {name:24} {row.description}" for name, row in tables.metrics().iterrows()]
+    lines += [f"  {name:24} {row.description}" for name, row in tables.list_metrics().iterrows()]
     lines += ["", f"data sets (dataset=NAME; loaders {', '.join(LOADERS)}):"]
     lines += [
-        f"  {name:24} {row.description}" for name, row in tables.datasets(conf_dir).iterrows()
+        f"  {name:24} {row.description}" for name, row in tables.list_datasets(conf_dir).iterrows()
     ]
     lines += ["", "experiments (+experiment=NAME):"]
     lines += [
         f"  {name:24} {row.paper} {row.targets}: {row.description}"
-        for name, row in tables.experiments(conf_dir).iterrows()
+        for name, row in tables.list_experiments(conf_dir).iterrows()
     ]
     return "\n".join(lines)
 

@@ -1,17 +1,12 @@
-"""What exists, as tables: ``anonlab.methods()``, ``anonlab.metrics()``,
-``anonlab.datasets()`` and ``anonlab.experiments()``, each a DataFrame indexed by name with
-a one-line ``description``; ``anonlab list`` prints them.
-
-``anonlab.methods``, ``anonlab.metrics`` and ``anonlab.datasets`` are also the subpackages
-of those names: calling one lists it (:func:`listed`), so ``anonlab.methods()`` and
-``anonlab.methods.METHODS`` both work.
+"""What exists, as tables: ``anonlab.list_methods()``, ``anonlab.list_metrics()``,
+``anonlab.list_datasets()`` and ``anonlab.list_experiments()``, each a DataFrame indexed by
+name with a one-line ``description``, derived from the classes and configs themselves;
+``anonlab list`` prints them.
 """
 
 from __future__ import annotations
 
 import re
-import sys
-import types
 from pathlib import Path
 
 import pandas as pd
@@ -26,7 +21,7 @@ def first_sentence(text: str | None) -> str:
     return words[: end + 1] if end >= 0 else words
 
 
-def methods() -> pd.DataFrame:
+def list_methods() -> pd.DataFrame:
     """Every registered method: ``description`` (its docstring's first sentence), ``axes``
     (the grid parameters it depends on), ``options`` (its readings and their choices, the
     first the default), ``randomized``, ``partition`` (the clusters its release carries)
@@ -48,7 +43,7 @@ def methods() -> pd.DataFrame:
     return _table(rows, "method")
 
 
-def metrics() -> pd.DataFrame:
+def list_metrics() -> pd.DataFrame:
     """Every registered metric: ``description``, ``kind`` (``attribute``: averaged over
     the protected attributes; ``release``: of the release as a whole), ``requires`` (what
     it needs of the data and the method) and ``options``."""
@@ -66,7 +61,7 @@ def metrics() -> pd.DataFrame:
     return _table(rows, "metric")
 
 
-def datasets(conf_dir: Path = CONF_DIR) -> pd.DataFrame:
+def list_datasets(conf_dir: Path = CONF_DIR) -> pd.DataFrame:
     """Every data set config (``dataset=NAME``): ``description`` (the config's opening
     comment) and ``loader``."""
     import yaml
@@ -82,7 +77,7 @@ def datasets(conf_dir: Path = CONF_DIR) -> pd.DataFrame:
     return _table(rows, "dataset")
 
 
-def experiments(conf_dir: Path = CONF_DIR) -> pd.DataFrame:
+def list_experiments(conf_dir: Path = CONF_DIR) -> pd.DataFrame:
     """Every paper experiment (``+experiment=NAME``): ``description`` (its first target's
     title), ``paper``, ``targets`` (the figure and table ids it regenerates) and
     ``readings``."""
@@ -110,18 +105,3 @@ def _table(rows: dict[str, dict], index: str) -> pd.DataFrame:
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = index
     return table
-
-
-class _Listed(types.ModuleType):
-    """A subpackage that also lists what it holds when called: ``anonlab.methods()``."""
-
-    def __call__(self) -> pd.DataFrame:
-        return globals()[self.__name__.rsplit(".", 1)[-1]]()
-
-
-def listed(module: str) -> None:
-    """Make the subpackage ``module`` (``anonlab.methods``, ``anonlab.metrics``,
-    ``anonlab.datasets``) callable: calling it returns this module's listing of the same
-    name. Setting a module's ``__class__`` is Python's documented way to customise a
-    module's behaviour (the reference, "Customizing module attribute access")."""
-    sys.modules[module].__class__ = _Listed

@@ -108,24 +108,44 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def claim_digest(claim: Mapping[str, Any]) -> str:
-    """The digest of one claim's encoding (its explanations left out), 12 hex digits."""
+#: the package claim sources live in; a source enters the digest by its place inside it
+#: (``tcm:compare``), so where the package is installed does not change a claim's digest
+SOURCE_PACKAGES = ("anonlab.experiments.", "experiments.")
+
+
+def _encoding(claim: Mapping[str, Any], source_prefix: str = "") -> dict[str, Any]:
+    """What of ``claim`` decides its verdict: its fields without the explanations, its
+    ``source`` named inside the experiments package (prefixed by ``source_prefix``)."""
     kept = {k: v for k, v in claim.items() if k not in EXPLANATIONS}
-    return hashlib.sha256(_canonical(kept).encode()).hexdigest()[:12]
+    source = kept.get("source")
+    if isinstance(source, str):
+        for package in SOURCE_PACKAGES:
+            source = source.removeprefix(package)
+        kept["source"] = source_prefix + source
+    return kept
+
+
+def claim_digest(claim: Mapping[str, Any], source_prefix: str = "") -> str:
+    """The digest of one claim's encoding (:func:`_encoding`), 12 hex digits."""
+    return hashlib.sha256(_canonical(_encoding(claim, source_prefix)).encode()).hexdigest()[:12]
 
 
 def experiment_digest(
-    claims: Sequence[Mapping[str, Any]], readings: Sequence[Mapping[str, Any]]
+    claims: Sequence[Mapping[str, Any]],
+    readings: Sequence[Mapping[str, Any]],
+    source_prefix: str = "",
 ) -> dict[str, Any]:
     """What one experiment freezes: each claim's digest, and its readings."""
     return {
-        "claims": {str(c.get("id")): claim_digest(c) for c in claims},
+        "claims": {str(c.get("id")): claim_digest(c, source_prefix) for c in claims},
         "readings": [{k: r.get(k) for k in ("name", "primary", "text", "set")} for r in readings],
     }
 
 
-def claims_digest(conf_dir: Path = CONF_DIR) -> str:
-    """The SHA-256 of every paper experiment's claims and readings (their encodings)."""
+def claims_digest(conf_dir: Path = CONF_DIR, source_prefix: str = "") -> str:
+    """The SHA-256 of every paper experiment's claims and readings (their encodings);
+    ``source_prefix`` names the claims' sources as they were written before they moved
+    into ``anonlab`` (``"experiments."``), to recompute a digest frozen then."""
     from anonlab import catalog
 
     frozen = {}
@@ -134,7 +154,7 @@ def claims_digest(conf_dir: Path = CONF_DIR) -> str:
             {"name": r.name, "primary": r.primary, "text": r.text, "set": dict(r.set)}
             for r in entry.readings
         ]
-        frozen[entry.name] = experiment_digest(entry.claims, readings)
+        frozen[entry.name] = experiment_digest(entry.claims, readings, source_prefix)
     return hashlib.sha256(_canonical(frozen).encode()).hexdigest()
 
 

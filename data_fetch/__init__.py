@@ -47,7 +47,7 @@ def verify(path: Path, expected: str) -> None:
     if not path.is_file():
         raise ChecksumError(
             f"data file {str(path)!r} is missing; restore data_fetch/raw from "
-            "the repository or run python -m data_fetch download"
+            "the repository or run python -m anonlab.data_fetch download"
         )
     actual = sha256_of(path)
     if actual != expected:

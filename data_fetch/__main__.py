@@ -1,4 +1,4 @@
-"""Command line: ``python -m data_fetch verify`` and ``python -m data_fetch download``.
+"""Command line: ``python -m anonlab.data_fetch verify`` and ``… download``.
 
 ``verify`` checks the vendored files offline. ``download`` (online machines only) re-fetches
 every file from its canonical ``url`` in ``sources.toml``, converts it to the vendored format
@@ -14,14 +14,14 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-import data_fetch
-from data_fetch import download
+from anonlab import data_fetch
+from anonlab.data_fetch import download
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """Argument parser for ``python -m data_fetch``."""
+    """Argument parser for ``python -m anonlab.data_fetch``."""
     parser = argparse.ArgumentParser(
-        prog="python -m data_fetch",
+        prog="python -m anonlab.data_fetch",
         description="Verify the vendored raw data files, or re-download and check them.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-import data_fetch
-from data_fetch import ChecksumError
+from anonlab import data_fetch
+from anonlab.data_fetch import ChecksumError
 
 __all__ = [
     "DEFAULT_TIMEOUT",

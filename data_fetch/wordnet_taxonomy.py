@@ -6,7 +6,7 @@ WordNet. This module turns the reviewed label-to-concept table
 (``index.noun`` and ``data.noun``, format of WordNet's ``wndb(5)``) into one JSON taxonomy per
 attribute, so that the experiments never need WordNet itself::
 
-    python -m data_fetch.wordnet_taxonomy [--wordnet-dir /usr/share/wordnet]
+    python -m anonlab.data_fetch.wordnet_taxonomy [--wordnet-dir /usr/share/wordnet]
                                           [--out-dir anonlab/semantics/taxonomies]
 
 Rule making a tree out of WordNet
@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import data_fetch
+from anonlab import data_fetch
 
 __all__ = [
     "ATTRIBUTES",
@@ -461,7 +461,7 @@ def write_taxonomies(
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line; exit status 0 on success, 1 if a check fails."""
     parser = argparse.ArgumentParser(
-        prog="python -m data_fetch.wordnet_taxonomy",
+        prog="python -m anonlab.data_fetch.wordnet_taxonomy",
         description="Write the WordNet 3.0 taxonomies of Adult's occupation and native-country.",
     )
     parser.add_argument(

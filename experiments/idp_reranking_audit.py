@@ -1,6 +1,7 @@
 """How much privacy DP-UM, iDP-LS and iDP-CBLS lose when one record change re-ranks the data.
 
-Usage: ``python -m experiments.idp_reranking_audit [--dataset census_idp] [--k 3 10 50 100]``
+Usage: ``python -m anonlab.experiments.idp_reranking_audit [--dataset census_idp]
+[--k 3 10 50 100]``
 
 iDP §3 adds Laplace noise of scale b_j/ε_a to each cluster centroid c_j, with b_j the
 centroid's sensitivity when one record OF THAT CLUSTER changes and the clustering is held

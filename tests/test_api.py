@@ -290,12 +290,12 @@ def test_listings_name_everything_with_a_description():
     from anonlab.metrics import METRICS
 
     for listing, names in (
-        (anonlab.methods(), METHODS),
-        (anonlab.metrics(), METRICS),
-        (anonlab.experiments(), experiment_names()),
+        (anonlab.list_methods(), METHODS),
+        (anonlab.list_metrics(), METRICS),
+        (anonlab.list_experiments(), experiment_names()),
     ):
         assert sorted(listing.index) == sorted(names)
         assert listing["description"].str.len().gt(10).all()
-    assert "csv" in anonlab.datasets().index
-    assert anonlab.methods().loc["ir_laplace", "axes"] == "k, epsilon"
+    assert "csv" in anonlab.list_datasets().index
+    assert anonlab.list_methods().loc["ir_laplace", "axes"] == "k, epsilon"
     assert anonlab.methods.METHODS is METHODS  # still the subpackage

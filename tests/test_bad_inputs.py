@@ -557,7 +557,7 @@ DATA_CASES = [
 def test_spoiled_vendored_data_is_one_error_line(spoil, expected, tmp_path, monkeypatch, capsys):
     import shutil
 
-    import data_fetch
+    from anonlab import data_fetch
 
     raw = tmp_path / "raw"
     shutil.copytree(

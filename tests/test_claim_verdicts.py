@@ -430,7 +430,7 @@ def test_ratio_on_the_log_scale_with_aggregates():
 
 def dp_ir_table1_results(scale: float = 1.0, drop: float | None = None) -> pd.DataFrame:
     """Δσ² per attribute equal to DP-IR Table 1's printed cells (times ``scale``)."""
-    from experiments.dp_ir import METHODS, paper_values
+    from anonlab.experiments.dp_ir import METHODS, paper_values
 
     names = {
         "A1": "AFNLWGT",
@@ -460,7 +460,7 @@ def dp_ir_table1_results(scale: float = 1.0, drop: float | None = None) -> pd.Da
 def test_cells_compare_the_paper_table_through_its_builder():
     cells = claim(
         "cells",
-        source="experiments.dp_ir:compare",
+        source="anonlab.experiments.dp_ir:compare",
         paper_column="paper",
         ours_column="ours",
         factor=2.0,
@@ -501,7 +501,7 @@ def test_cells_allow_the_papers_printed_precision():
     assert frame.loc[cell, "value"].tolist() == [0.0]
     cells = claim(
         "cells",
-        source="experiments.dp_ir:compare",
+        source="anonlab.experiments.dp_ir:compare",
         paper_column="paper",
         ours_column="ours",
         factor=2.0,

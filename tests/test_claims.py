@@ -104,9 +104,12 @@ def test_bad_ordering_claims_name_the_claim_and_field(fields, message):
             ),
             "field 'numerator_aggregate' must be one of",
         ),
-        ({**claim("cells", source="experiments.dp_ir:compare")}, "field 'match' is missing"),
         (
-            {**claim("cells", source="experiments.nowhere:compare", match="m")},
+            {**claim("cells", source="anonlab.experiments.dp_ir:compare")},
+            "field 'match' is missing",
+        ),
+        (
+            {**claim("cells", source="anonlab.experiments.nowhere:compare", match="m")},
             "field 'source' cannot be loaded",
         ),
         (claim("bound", method="a", op="=", value=1), "field 'op' must be one of"),

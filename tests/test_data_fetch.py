@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-import data_fetch
-from data_fetch import ChecksumError, download
-from data_fetch.__main__ import main
+from anonlab import data_fetch
+from anonlab.data_fetch import ChecksumError, download
+from anonlab.data_fetch.__main__ import main
 
 REPO = Path(__file__).resolve().parents[1]
 WINE = "winequality-white.csv"

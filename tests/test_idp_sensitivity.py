@@ -504,9 +504,9 @@ def test_dp_releases_every_value_with_the_domain_width_scale():
     ],
 )
 def test_audit_script_measures_the_same_loss(name, values, k, expected):
-    """experiments.idp_reranking_audit (which searches only the domain bounds) agrees with
+    """anonlab.experiments.idp_reranking_audit (which searches only the domain bounds) agrees with
     the exhaustive search above."""
-    from experiments.idp_reranking_audit import reranking_privacy_loss
+    from anonlab.experiments.idp_reranking_audit import reranking_privacy_loss
 
     method = make_method(name, {"k": k, "epsilon": 1.0})
     loss = reranking_privacy_loss(method, np.array(values), 0.0, 10.0)

@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 
 from anonlab import catalog
+from anonlab.experiments.investigations import command, registry
+from anonlab.experiments.investigations.__main__ import main
 from anonlab.report.claims import parse_claim
-from experiments.investigations import command, registry
-from experiments.investigations.__main__ import main
 
-COMMAND = re.compile(r"^python -m experiments\.investigations ([a-z0-9_]+)$")
+COMMAND = re.compile(r"^python -m anonlab.experiments\.investigations ([a-z0-9_]+)$")
 
 
 def _claims() -> dict[str, dict]:

@@ -255,7 +255,7 @@ def test_variance_change_absolute_default_and_signed_reading():
 
 
 def test_table1_builder_takes_the_absolute_mean_over_repetitions():
-    from experiments import dp_ir
+    from anonlab.experiments import dp_ir
 
     rows = []
     for rep, (a1, a2) in enumerate([(0.5, -0.2), (-0.3, -0.4)]):

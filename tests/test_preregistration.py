@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import yaml
 
 from anonlab import catalog, preregistration
+from anonlab.config import CONF_DIR
 from anonlab.report.claims.stats import (
     CONTRADICTED,
     REPRODUCED,
@@ -29,6 +31,15 @@ def test_the_claims_are_the_frozen_ones():
         "conf/preregistration.yaml in the same commit; the report flags the claim against "
         "the encoding its confirmatory run recorded"
     )
+
+
+def test_each_refreeze_changed_no_claim():
+    """Every earlier digest is today's claims written the way they were then."""
+    raw = yaml.safe_load((CONF_DIR / preregistration.FILE).read_text(encoding="utf-8"))
+    assert raw["refrozen"]
+    for entry in raw["refrozen"]:
+        prefix = entry["source_prefix"]
+        assert preregistration.claims_digest(source_prefix=prefix) == entry["previous"]
 
 
 def test_explanations_do_not_change_a_claims_digest_but_tolerances_do():

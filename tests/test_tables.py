@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from anonlab.experiments import dp_ir
 from anonlab.plotting.tables import to_markdown
 from anonlab.runner import build_experiment, run_experiment
-from experiments import dp_ir
 
 
 def test_paper_values_cover_the_96_cells():

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-import data_fetch
-from data_fetch import wordnet_taxonomy
+from anonlab import data_fetch
+from anonlab.data_fetch import wordnet_taxonomy
 
 REPO = Path(__file__).resolve().parents[1]
 TAXONOMIES = REPO / "anonlab" / "semantics" / "taxonomies"

@@ -28,13 +28,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import data_fetch
+from anonlab import data_fetch
+from anonlab.experiments.tcm import KS, PAPER_TABLES, TS
 from anonlab.microaggregation import standardise
 from anonlab.microaggregation.kernels import centroid, sq_distances
 from anonlab.tcloseness import OrderedEMD, proposition_2_bound
 from anonlab.tcloseness.tfirst import subset_sizes, tclose_tfirst, tfirst_cluster_size
 from anonlab.validation import ParameterError
-from experiments.tcm import KS, PAPER_TABLES, TS
 
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, database=None)
 

@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from anonlab.experiments import tcm
 from anonlab.methods import make_method
 from anonlab.metrics import get_metric
 from anonlab.runner import build_experiment, run_experiment
-from experiments import tcm
 
 
 def test_tclose_sizes_runs_and_lays_out_the_three_tables(tmp_path, compose_config):

@@ -117,8 +117,3 @@ def load_dataset(config: Mapping[str, Any]) -> Dataset:
         target=config.get("target") or None,
         attributes_key=key,
     )
-
-
-from anonlab.listing import listed  # noqa: E402 - last: anonlab.datasets() lists this package
-
-listed(__name__)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-import data_fetch
+from anonlab import data_fetch
 from anonlab.datasets.nhds import read_patient_discharge
 from anonlab.validation import ParameterError
 

@@ -106,8 +106,3 @@ def make_method(
         raise TypeError(f"method {cls.name!r} needs parameter(s) {missing}")
     chosen = check_options(cls.name, options, cls.choices())
     return cls(**{axis: params[axis] for axis in cls.axes}, **chosen)
-
-
-from anonlab.listing import listed  # noqa: E402 - last: anonlab.methods() lists this package
-
-listed(__name__)

@@ -65,8 +65,3 @@ def get_attribute_metric(name: str, options: Mapping[str, Any] | None = None) ->
             f"metric {name!r} is not defined per attribute; it cannot be in metrics_by_attribute"
         )
     return metric
-
-
-from anonlab.listing import listed  # noqa: E402 - last: anonlab.metrics() lists this package
-
-listed(__name__)

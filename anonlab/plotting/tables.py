@@ -16,7 +16,7 @@ TableBuilder = Callable[[pd.DataFrame], pd.DataFrame]
 
 
 def load_builder(spec: str) -> TableBuilder:
-    """The function ``module:name`` (e.g. ``experiments.dp_ir:build``)."""
+    """The function ``module:name`` (e.g. ``anonlab.experiments.dp_ir:build``)."""
     module_name, _, attr = spec.partition(":")
     try:
         builder = getattr(importlib.import_module(module_name), attr or "build")

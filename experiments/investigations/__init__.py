@@ -3,7 +3,7 @@
 A contradicted claim names its cause in its config (``known_departure``: ``cause``,
 ``evidence`` and ``command``); the command runs one investigation here::
 
-    python -m experiments.investigations <claim_id>
+    python -m anonlab.experiments.investigations <claim_id>
 
 Each investigation is a function registered under the claim id it explains
 (:func:`investigation`). It computes what the cause rests on (a table of the paper's own
@@ -45,4 +45,4 @@ def registry() -> dict[str, Callable[[], str]]:
 
 def command(claim_id: str) -> str:
     """The command that runs ``claim_id``'s investigation."""
-    return f"python -m experiments.investigations {claim_id}"
+    return f"python -m anonlab.experiments.investigations {claim_id}"

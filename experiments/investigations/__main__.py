@@ -1,11 +1,11 @@
-"""``python -m experiments.investigations <claim_id> […]``: run investigations and print
+"""``python -m anonlab.experiments.investigations <claim_id> […]``: run investigations and print
 their evidence; without an argument, list them."""
 
 from __future__ import annotations
 
 import sys
 
-from experiments.investigations import registry
+from anonlab.experiments.investigations import registry
 
 
 def main(argv: list[str]) -> int:

@@ -1,9 +1,9 @@
-"""Investigations of dp_ir claims (see :mod:`experiments.investigations`).
+"""Investigations of dp_ir claims (see :mod:`anonlab.experiments.investigations`).
 
 DP-IR (Sánchez et al., Information Fusion 2016) and DP-UNI (PSD 2014). Each function runs a
 reduced grid of the claim's experiment with the library (single-threaded, the master seed
 of the paper profile, 20161101, unless it says otherwise) or computes from the paper's own
-formulas and Table 1 (transcribed in :mod:`experiments.dp_ir`), and returns a table and its
+formulas and Table 1 (transcribed in :mod:`anonlab.experiments.dp_ir`), and returns a table and its
 conclusion.
 """
 
@@ -19,11 +19,11 @@ import pandas as pd
 import anonlab.methods.multivariate as multivariate
 from anonlab.catalog import experiments
 from anonlab.config import compose_config
+from anonlab.experiments.dp_ir import EPSILONS, KS, PAPER_TABLE_1, compare
+from anonlab.experiments.investigations import investigation
 from anonlab.report.claims import evaluate_claim, parse_claim
 from anonlab.report.claims.stats import Quantity, judge, tally
 from anonlab.runner.experiment import build_experiment, run_grid
-from experiments.dp_ir import EPSILONS, KS, PAPER_TABLE_1, compare
-from experiments.investigations import investigation
 
 _POSTPROCESS = multivariate.postprocess
 

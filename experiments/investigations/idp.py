@@ -1,4 +1,4 @@
-"""Investigations of idp claims (see :mod:`experiments.investigations`).
+"""Investigations of idp claims (see :mod:`anonlab.experiments.investigations`).
 
 The SSE investigations compute the *expected* mean SSE of Eq. (5) exactly, from the paper's
 own formulas (individual ranking, the sensitivities of §3.1 and Propositions 2–3, budget
@@ -20,12 +20,12 @@ import yaml
 
 from anonlab.config import CONF_DIR
 from anonlab.datasets import Dataset, build_dataset, load_dataset
+from anonlab.experiments.investigations import investigation
 from anonlab.methods import make_method
 from anonlab.methods.idp import attribute_epsilon
 from anonlab.metrics.classification import forest_f_measure, train_size
 from anonlab.metrics.sse import idp_mean_sse
 from anonlab.microaggregation import individual_ranking
-from experiments.investigations import investigation
 
 SSE_METHODS = ("dp", "dp_um", "idp_ls", "idp_cbls")
 EPSILONS = (0.01, 0.1, 1.0)

@@ -1,4 +1,4 @@
-"""Investigations of tcm claims (see :mod:`experiments.investigations`).
+"""Investigations of tcm claims (see :mod:`anonlab.experiments.investigations`).
 
 All runs are deterministic (TCM's Algorithms 1–3 draw no randomness); the only seeded step is
 the decorrelation check of :func:`sse_orderings`, which permutes the confidential attribute
@@ -16,12 +16,12 @@ import yaml
 
 from anonlab.catalog import CONF_DIR
 from anonlab.datasets import load_dataset
+from anonlab.experiments.investigations import investigation
+from anonlab.experiments.tcm import PAPER_TABLES
 from anonlab.tcloseness.emd import OrderedEMD, proposition_1_bound
 from anonlab.tcloseness.kfirst import tclose_kfirst
 from anonlab.tcloseness.merge import tclose_merge
 from anonlab.tcloseness.tfirst import tclose_tfirst, tfirst_cluster_size
-from experiments.investigations import investigation
-from experiments.tcm import PAPER_TABLES
 
 #: our data set config → (the paper's label, confidential attribute)
 CENSUS = {"census_mcd": ("MCD", "FEDTAX"), "census_hcd": ("HCD", "FICA")}
