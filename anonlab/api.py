@@ -25,13 +25,14 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 from anonlab.datasets import Dataset, build_dataset
 from anonlab.datasets.build import DEFAULT_ALPHA
+from anonlab.guarantee import PRIVACY_NOTIONS
 from anonlab.methods import Method, make_method, method_class
-from anonlab.methods.guarantees import PRIVACY_NOTIONS, claim
+from anonlab.methods.guarantees import claim
 from anonlab.metrics import get_metric
 from anonlab.validation import ParameterError, check_int
 
 #: ``released.attrs[GUARANTEE]``: the release's guarantee as a dict
-#: (:class:`~anonlab.methods.guarantees.Guarantee`)
+#: (:class:`~anonlab.guarantee.Guarantee`)
 GUARANTEE = "guarantee"
 #: ``domains=DATA_DOMAINS``: read the bounds off the data (DP-IR's [0, α·max] rule, flat
 #: taxonomies of text columns); a privacy notion then does not hold
@@ -222,7 +223,7 @@ def protect(
         The released records, with the columns and index of ``frame`` (synthetic data,
         ``mst`` and ``aim``: the protected columns only, on a fresh index); what the release
         guarantees is ``released.attrs["guarantee"]``, a dict of the fields of
-        :class:`~anonlab.methods.guarantees.Guarantee` (what the paper claims, what holds
+        :class:`~anonlab.guarantee.Guarantee` (what the paper claims, what holds
         for the release as returned and why, ε per attribute and in total, k and t
         reached, caveat). A shuffled form keeps no record's place: the release holds the
         protected columns only, on a fresh index.

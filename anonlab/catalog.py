@@ -8,6 +8,7 @@ states which paper and which targets it reproduces, its claims, and its readings
     experiment:
       name: census_ir
       paper: DP-IR
+      notes: "#dp-ir-figure-1"      # optional: the claims' notes anchor, unless one names its own
       targets:
         - id: Figure 1
           title: "RE and JSD on Census against k"
@@ -27,13 +28,22 @@ tests) calls :func:`papers`, :func:`experiments`, :func:`targets` or
 ``conf/`` with a fixture experiment added. A malformed file raises
 :class:`~anonlab.validation.ParameterError` naming it.
 
-:func:`apply_reading` applies a composed config's ``reading`` (its ``set`` overrides).
+A claim inherits what its experiment states: a claim with no ``paper`` is about
+``experiment.paper`` (none when that is a ``beyond`` entry of ``papers.yaml``, or when the
+experiment names no paper), and a claim with no ``notes`` takes ``experiment.notes``.
+:func:`resolved_claims` fills them in: :attr:`ExperimentEntry.claims` holds them resolved,
+and a run records them resolved in its config (:func:`anonlab.cli.checked_claims`), so the
+report judges and digests the same mappings from either. A claim written out in full (as
+in a run recorded before claims inherited) resolves to itself, the same mapping as that
+claim inheriting.
+
+Readings themselves (parsing, applying one to a config) are :mod:`anonlab.readings`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,14 +51,16 @@ from typing import Any
 import yaml
 
 from anonlab.config import CONF_DIR
+from anonlab.readings import Reading, entries, find_reading, parse_readings, text
 from anonlab.validation import ParameterError
 
 PAPERS_FILE = "papers.yaml"
 EXPERIMENT_DIR = "experiment"
-READING_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-#: keys under this prefix form a free-form mapping: a reading may create them
-FREE_FORM_PREFIXES = ("options.",)
 _TARGET_ID = re.compile(r"^(Figure|Table)\s+(\d+)$")
+#: a notes anchor into docs/reproduction-notes.md, as claims and ``experiment.notes`` give it
+NOTES_ANCHOR = re.compile(r"^#[a-z0-9-]+$")
+#: the keys of an experiment's ``experiment:`` block
+EXPERIMENT_KEYS = ("name", "paper", "notes", "targets")
 _TARGET_KINDS = {"Figure": 0, "Table": 1}
 
 
@@ -109,18 +121,6 @@ class Target:
 
 
 @dataclass(frozen=True)
-class Reading:
-    """A named reading of a paper: the config overrides (``set``, dotted keys → values)
-    under which the experiment is run and its claims judged. The primary reading, the one
-    the paper's text supports, sets nothing."""
-
-    name: str
-    text: str
-    primary: bool = False
-    set: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
 class ExperimentEntry:
     """A paper experiment as its config declares it."""
 
@@ -128,6 +128,7 @@ class ExperimentEntry:
     paper: str
     targets: tuple[Target, ...]
     readings: tuple[Reading, ...]
+    #: the claims as :func:`resolved_claims` gives them (``paper`` and ``notes`` inherited)
     claims: tuple[Any, ...]
     path: Path
     #: repetitions as declared, under each profile (``paper`` and the file's ``profiles``)
@@ -158,31 +159,6 @@ def _load_yaml(path: Path) -> Any:
         raise ParameterError(f"{path}: cannot be read as YAML: {error}") from error
 
 
-def _text(value: Any, what: str, source: str, *, required: bool = True) -> str | None:
-    if value is None and not required:
-        return None
-    if not isinstance(value, str) or not value.strip():
-        raise ParameterError(f"{source}: {what} must be a non-empty string, got {value!r}")
-    return value.strip()
-
-
-def _entries(
-    raw: list[Any], what: str, keys: Sequence[str]
-) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    """Each item of a YAML list with its place (``<what> #<i>``) for messages, after
-    checking it is a mapping of only ``keys``."""
-    for i, item in enumerate(raw):
-        where = f"{what} #{i + 1}"
-        if not isinstance(item, Mapping):
-            raise ParameterError(f"{where} must be a mapping, got {item!r}")
-        unknown = set(item) - set(keys)
-        if unknown:
-            raise ParameterError(
-                f"{where} has unknown key(s) {sorted(unknown)}; the keys are {list(keys)}"
-            )
-        yield where, item
-
-
 def papers(conf_dir: Path = CONF_DIR) -> tuple[Paper, ...]:
     """The papers of ``conf/papers.yaml``, in its order."""
     path = Path(conf_dir) / PAPERS_FILE
@@ -190,7 +166,7 @@ def papers(conf_dir: Path = CONF_DIR) -> tuple[Paper, ...]:
     if not isinstance(raw, list) or not raw:
         raise ParameterError(f"{path}: must be a non-empty list of papers")
     found: list[Paper] = []
-    for where, item in _entries(
+    for where, item in entries(
         raw, f"{path}: paper", ("short", "title", "authors", "venue", "year", "kind")
     ):
         kind = item.get("kind", PAPER_KINDS[0])
@@ -204,10 +180,10 @@ def papers(conf_dir: Path = CONF_DIR) -> tuple[Paper, ...]:
             raise ParameterError(f"{where}: year must be an integer, got {year!r}")
         found.append(
             Paper(
-                str(_text(item.get("short"), "short", where)),
-                str(_text(item.get("title"), "title", where)),
+                str(text(item.get("short"), "short", where)),
+                str(text(item.get("title"), "title", where)),
                 tuple(authors),
-                _text(item.get("venue"), "venue", where, required=False),
+                text(item.get("venue"), "venue", where, required=False),
                 year,
                 kind,
             )
@@ -217,72 +193,6 @@ def papers(conf_dir: Path = CONF_DIR) -> tuple[Paper, ...]:
     if duplicated:
         raise ParameterError(f"{path}: paper(s) {duplicated} listed twice")
     return tuple(found)
-
-
-def parse_readings(raw: Any, source: str) -> tuple[Reading, ...]:
-    """A ``readings:`` block, validated: lower_snake_case unique names, a ``text`` each,
-    exactly one ``primary: true`` (which sets nothing), ``set`` a mapping with string keys.
-    An absent or empty block is no readings."""
-    if raw is None or raw == []:
-        return ()
-    if not isinstance(raw, list):
-        raise ParameterError(f"{source}: readings must be a list, got {raw!r}")
-    readings: list[Reading] = []
-    for where, item in _entries(raw, f"{source}: reading", ("name", "primary", "text", "set")):
-        name = item.get("name")
-        if not isinstance(name, str) or not READING_NAME.match(name):
-            raise ParameterError(f"{where}: name must be lower_snake_case, got {name!r}")
-        where = f"{source}: reading {name!r}"
-        primary = item.get("primary", False)
-        if not isinstance(primary, bool):
-            raise ParameterError(f"{where}: primary must be true or false, got {primary!r}")
-        overrides = item.get("set")
-        overrides = {} if overrides is None else overrides
-        if not isinstance(overrides, Mapping):
-            raise ParameterError(
-                f"{where}: set must be a mapping of dotted config keys to values, got {overrides!r}"
-            )
-        bad = [key for key in overrides if not isinstance(key, str) or not key.strip()]
-        if bad:
-            raise ParameterError(f"{where}: set keys must be dotted config keys, got {bad!r}")
-        if primary and overrides:
-            raise ParameterError(
-                f"{where}: the primary reading sets nothing (it is the "
-                f"experiment's config as written), got set {dict(overrides)}"
-            )
-        readings.append(
-            Reading(name, str(_text(item.get("text"), "text", where)), primary, dict(overrides))
-        )
-    names = [r.name for r in readings]
-    duplicated = sorted({n for n in names if names.count(n) > 1})
-    if duplicated:
-        raise ParameterError(f"{source}: reading name(s) {duplicated} declared twice")
-    primaries = [r.name for r in readings if r.primary]
-    if len(primaries) != 1:
-        raise ParameterError(
-            f"{source}: exactly one reading must be primary: true, got "
-            f"{len(primaries)} ({primaries})"
-        )
-    return tuple(readings)
-
-
-def find_reading(
-    readings: Sequence[Reading], name: str | None, source: str = "this experiment"
-) -> Reading | None:
-    """The reading called ``name`` (``None``: the primary; ``None`` too when no readings
-    are declared). An unknown name, or any name when none are declared, is an error."""
-    if not readings:
-        if name is None:
-            return None
-        raise ParameterError(f"reading={name!r}: {source} declares no readings")
-    if name is None:
-        return next(r for r in readings if r.primary)
-    for reading in readings:
-        if reading.name == name:
-            return reading
-    raise ParameterError(
-        f"reading={name!r} is not declared by {source}; choose one of {[r.name for r in readings]}"
-    )
 
 
 def _names_list(value: Any, what: str, source: str) -> tuple[str, ...] | None:
@@ -297,7 +207,52 @@ def _declared(config: Mapping[str, Any], key: str) -> set[str]:
     return {str(item.get("name")) for item in config.get(key) or () if isinstance(item, Mapping)}
 
 
-def _entry(path: Path, known_papers: Sequence[str]) -> ExperimentEntry | None:
+def _resolved(claim: Any, paper: str | None, notes: str | None) -> Any:
+    """One claim with ``paper`` (placed after ``id``, where claims wrote it) and ``notes``
+    filled in where it has neither key; anything but a mapping is left to the claim parser."""
+    if not isinstance(claim, Mapping):
+        return claim
+    resolved = dict(claim)
+    if paper is not None and "paper" not in claim:
+        items = list(claim.items())
+        at = next((i + 1 for i, (key, _) in enumerate(items) if key == "id"), 0)
+        resolved = dict([*items[:at], ("paper", paper), *items[at:]])
+    if notes is not None and "notes" not in claim:
+        resolved["notes"] = notes
+    return resolved
+
+
+def resolved_claims(
+    config: Mapping[str, Any],
+    conf_dir: Path = CONF_DIR,
+    *,
+    known_papers: Sequence[Paper] | None = None,
+    source: str = "config",
+) -> list[Any]:
+    """The ``claims`` of ``config`` (an experiment's YAML, or a composed config as a run
+    records it) as they are judged and digested: a claim with no ``paper`` key takes
+    ``experiment.paper``, unless that is a ``beyond`` entry of ``papers.yaml`` (read from
+    ``conf_dir`` unless ``known_papers`` are given) or absent, when the claim has none; a
+    claim with no ``notes`` key takes ``experiment.notes`` when set. A claim that states
+    either keeps its own. Nothing else changes, so a claim written out in full resolves to
+    itself."""
+    raw = config.get("claims")
+    if raw is None:
+        return []
+    if isinstance(raw, str) or not isinstance(raw, Sequence):
+        raise ParameterError(f"{source}: claims must be a list, got {raw!r}")
+    block = config.get("experiment")
+    block = block if isinstance(block, Mapping) else {}
+    paper = block.get("paper") or None
+    notes = block.get("notes") or None
+    if paper is not None and any(isinstance(c, Mapping) and "paper" not in c for c in raw):
+        pool = papers(conf_dir) if known_papers is None else known_papers
+        if any(p.short == paper and p.kind != PAPER_KINDS[0] for p in pool):
+            paper = None  # the harness's own comparisons: a claim names its paper, or none
+    return [_resolved(claim, paper, notes) for claim in raw]
+
+
+def _entry(path: Path, known: Sequence[Paper]) -> ExperimentEntry | None:
     """The paper experiment of ``path``; ``None`` for a file with no ``experiment.paper``
     (``all``)."""
     raw = _load_yaml(path)
@@ -306,13 +261,20 @@ def _entry(path: Path, known_papers: Sequence[str]) -> ExperimentEntry | None:
     if not isinstance(block, Mapping) or not block.get("paper"):
         return None
     source = str(path)
-    unknown = set(block) - {"name", "paper", "targets"}
+    unknown = set(block) - set(EXPERIMENT_KEYS)
     if unknown:
         raise ParameterError(
             f"{source}: experiment has unknown key(s) {sorted(unknown)}; "
-            "it has name, paper and targets"
+            f"it has {', '.join(EXPERIMENT_KEYS)}"
         )
-    name = str(_text(block.get("name"), "experiment.name", source))
+    name = str(text(block.get("name"), "experiment.name", source))
+    notes = block.get("notes")
+    if notes is not None and (not isinstance(notes, str) or not NOTES_ANCHOR.match(notes)):
+        raise ParameterError(
+            f"{source}: experiment.notes must be an anchor such as '#dp-ir-figure-1' "
+            f"(its claims' notes, unless a claim names its own), got {notes!r}"
+        )
+    known_papers = [p.short for p in known]
     paper = block["paper"]
     if paper not in known_papers:
         raise ParameterError(
@@ -334,7 +296,7 @@ def _entry(path: Path, known_papers: Sequence[str]) -> ExperimentEntry | None:
         unknown = set(item) - {"id", "title", "figures", "tables"}
         if unknown:
             raise ParameterError(f"{where} has unknown key(s) {sorted(unknown)}")
-        target_id = _text(item.get("id"), "id (e.g. 'Figure 1')", where)
+        target_id = text(item.get("id"), "id (e.g. 'Figure 1')", where)
         where = f"{source}: target {target_id!r}"
         picked_figures = _names_list(item.get("figures"), "figures", where)
         picked_tables = _names_list(item.get("tables"), "tables", where)
@@ -352,15 +314,13 @@ def _entry(path: Path, known_papers: Sequence[str]) -> ExperimentEntry | None:
             Target(
                 str(paper),
                 str(target_id),
-                str(_text(item.get("title"), "title", where)),
+                str(text(item.get("title"), "title", where)),
                 name,
                 picked_figures,
                 picked_tables,
             )
         )
-    claims = raw.get("claims") or []
-    if not isinstance(claims, list):
-        raise ParameterError(f"{source}: claims must be a list")
+    claims = resolved_claims(raw, known_papers=known, source=source)
     reps = {"paper": raw.get("reps", 2)}  # conf/config.yaml's default: 2
     for profile, extra in (raw.get("profiles") or {}).items():
         if isinstance(extra, Mapping) and "reps" in extra:
@@ -383,10 +343,11 @@ def experiments(conf_dir: Path = CONF_DIR) -> tuple[ExperimentEntry, ...]:
     number). Two experiments with the same name, or the same target id of a paper twice,
     are errors naming the files."""
     conf_dir = Path(conf_dir)
-    order = [p.short for p in papers(conf_dir)]
+    known = papers(conf_dir)
+    order = [p.short for p in known]
     entries: list[ExperimentEntry] = []
     for path in sorted((conf_dir / EXPERIMENT_DIR).glob("*.yaml")):
-        entry = _entry(path, order)
+        entry = _entry(path, known)
         if entry is not None:
             entries.append(entry)
     seen: dict[str, Path] = {}
@@ -442,66 +403,17 @@ def experiment(name: str, conf_dir: Path = CONF_DIR) -> ExperimentEntry:
     )
 
 
-# --- applying a reading to a composed config -----------------------------------------------
-
-
-def _has_key(config: Mapping[str, Any], dotted: str) -> bool:
-    node: Any = config
-    for part in dotted.split("."):
-        if not isinstance(node, Mapping) or part not in node:
-            return False
-        node = node[part]
-    return True
-
-
-def apply_reading(config: Mapping[str, Any]) -> dict[str, Any]:
-    """``config`` (composed and resolved) with its reading's ``set`` overrides merged in.
-
-    ``config["reading"]`` names one of ``config["readings"]`` (``None``: the primary, which
-    sets nothing). Each override is merged with OmegaConf's merge semantics (mappings merge,
-    lists replace); a key the config does not have is an error naming the reading and the
-    key, except under ``options.``, a free-form mapping, where it is created. The result
-    keeps ``reading`` (``None`` for the primary) and ``readings``, so applying it twice
-    changes nothing.
-    """
-    from omegaconf import OmegaConf
-    from omegaconf.errors import OmegaConfBaseException
-
-    readings = parse_readings(config.get("readings"), "this experiment's readings")
-    name = config.get("reading")
-    name = None if name in (None, "") else str(name)
-    experiment_name = (config.get("experiment") or {}).get("name") or "this experiment"
-    reading = find_reading(readings, name, source=f"experiment {experiment_name!r}")
-    config = dict(config)
-    config["reading"] = None if reading is None or reading.primary else reading.name
-    if reading is None or not reading.set:
-        return config
-    merged = OmegaConf.create(config)
-    for key, value in reading.set.items():
-        if not key.startswith(FREE_FORM_PREFIXES) and not _has_key(config, key):
-            raise ParameterError(
-                f"reading {reading.name!r} sets {key!r}, which is not a key of the config"
-            )
-        try:
-            OmegaConf.update(merged, key, value, merge=True, force_add=True)
-        except OmegaConfBaseException as error:
-            raise ParameterError(
-                f"reading {reading.name!r} cannot set {key!r}: {str(error).splitlines()[0]}"
-            ) from error
-    return OmegaConf.to_container(merged, resolve=True)
-
-
 __all__ = [
     "ExperimentEntry",
     "Paper",
     "Reading",
     "Target",
-    "apply_reading",
     "experiment",
     "experiment_names",
     "experiments",
     "find_reading",
     "papers",
     "parse_readings",
+    "resolved_claims",
     "targets",
 ]

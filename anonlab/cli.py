@@ -25,6 +25,7 @@ from omegaconf.errors import OmegaConfBaseException
 from anonlab.catalog import experiments as catalog_experiments
 from anonlab.config import CONF_DIR, PAPER_PROFILE, compose_config
 from anonlab.data_fetch import ChecksumError
+from anonlab.preregistration import staged
 from anonlab.provenance import override_key
 from anonlab.runner import pool
 from anonlab.validation import ParameterError, cap_n_jobs
@@ -66,7 +67,7 @@ def experiments_of(
     from anonlab.runner import build_experiment
 
     if not config.get("all_experiments"):
-        return [checked_claims(build_experiment(config))]
+        return [checked_claims(build_experiment(staged(config)), conf_dir)]
     if config.get("reading") is not None:
         raise ParameterError(
             "reading= names a reading of one experiment; +experiment=all "
@@ -81,21 +82,27 @@ def experiments_of(
                 *rest,
                 *([f"reading={reading}"] if reading else []),
             ]
-            built = build_experiment(compose_config(*chosen, conf_dir=conf_dir))
-            experiments.append(checked_claims(built))
+            built = build_experiment(staged(compose_config(*chosen, conf_dir=conf_dir)))
+            experiments.append(checked_claims(built, conf_dir))
     return experiments
 
 
-def checked_claims(experiment: Experiment) -> Experiment:
+def checked_claims(experiment: Experiment, conf_dir: Path = CONF_DIR) -> Experiment:
     """``experiment``, once the paper's claims in its config (judged later by the report)
     are well formed: the engine runs without knowing them, the command refuses a malformed
     one before any work. A claim about a method or axis a user left out is "not
     checkable" in the report, not an error (tests/test_claims.py checks every shipped claim
-    against its experiment)."""
+    against its experiment). Its config's claims are resolved
+    (:func:`~anonlab.catalog.resolved_claims`: ``paper`` and ``notes`` inherited from the
+    experiment), so run.json records each claim as the report judges and digests it."""
+    from dataclasses import replace
+
+    from anonlab.catalog import resolved_claims
     from anonlab.report.claims import parse_claims
 
-    parse_claims(experiment.config.get("claims"))
-    return experiment
+    claims = resolved_claims(experiment.config, conf_dir)
+    parse_claims(claims)
+    return replace(experiment, config={**experiment.config, "claims": claims})
 
 
 def prepare(config: dict[str, Any], overrides: Sequence[str], conf_dir: Path) -> list[Experiment]:

@@ -11,6 +11,13 @@ from omegaconf import OmegaConf
 
 from anonlab.validation import ParameterError
 
+#: a run's ``stage``: ``exploratory`` runs on any seed; ``confirmatory`` on the
+#: pre-registered seed only (:func:`anonlab.preregistration.staged`), into its own folder
+EXPLORATORY, CONFIRMATORY = "exploratory", "confirmatory"
+STAGES = (EXPLORATORY, CONFIRMATORY)
+#: the key a confirmatory config carries the pre-registered seed under
+CONFIRMATORY_SEED_KEY = "confirmatory_seed"
+
 
 def inclusive_range(start: int, stop: int, step: int = 1) -> list[int]:
     """``${range:2,100}`` → [2, 3, …, 100] (both ends included, as the papers state ranges)."""

@@ -36,7 +36,9 @@ def list_methods() -> pd.DataFrame:
             "options": _choices(cls.choices()),
             "randomized": cls.randomized,
             "partition": cls.partition,
-            "guarantee": stated(name),
+            "tags": ", ".join(cls.tags()),
+            "label": cls.label,
+            "guarantee": stated(cls),
         }
         for name, cls in METHODS.items()
     }
@@ -105,3 +107,96 @@ def _table(rows: dict[str, dict], index: str) -> pd.DataFrame:
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = index
     return table
+
+
+# --- the documentation's tables, derived from the same listings --------------------------
+
+#: where each generated table lives: (file, marker) → the lines between
+#: ``<!-- <marker>:start -->`` and ``<!-- <marker>:end -->``
+DOC_TABLES = {"methods-table": "README.md", "metrics-table": "docs/guide/metrics.md"}
+_SYMBOLS = {"epsilon": "ε", "alpha": "α"}
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|")
+
+
+def methods_markdown() -> str:
+    """The README's table of methods (:func:`list_methods`): name and aliases, what it
+    does (its docstring's first sentence), grid axes and capability tags."""
+    from anonlab.methods import ALIASES
+
+    rows = ["| name (alias) | what | grid axes | tags |", "|---|---|---|---|"]
+    for name, row in list_methods().iterrows():
+        aliases = [a for a, target in ALIASES.items() if target == name]
+        shown = f"`{name}`" + "".join(f" (`{a}`)" for a in aliases)
+        axes = ", ".join(_SYMBOLS.get(a, a) for a in row["axes"].split(", ") if a) or "—"
+        rows.append(f"| {shown} | {_cell(row['description'])} | {axes} | {row['tags']} |")
+    return "\n".join(rows)
+
+
+def _gives(requires: str, cls: type) -> bool:
+    """Whether methods of class ``cls`` can give a metric needing ``requires``."""
+    needs = set(requires.split(", ")) - {""}
+    aligned = "record-aligned" in cls.tags()
+    return not (
+        ("clusters" in needs and cls.partition is None)
+        or ("record_partition" in needs and cls.partition != "record")
+        or ("record_correspondence" in needs and not aligned)
+        or ("target" in needs and not (aligned or cls.carries_class))
+    )
+
+
+def metrics_markdown() -> str:
+    """The metrics guide's table (:func:`list_metrics`): name, what it needs of the data
+    and the method (:data:`~anonlab.metrics.base.REQUIREMENTS`), the methods whose
+    release can give it, and whether :func:`anonlab.evaluate` computes it (not from a
+    bare DataFrame: clusters, run time)."""
+    from anonlab.methods import METHODS
+    from anonlab.metrics import METRICS
+
+    rows = [
+        "| metric | needs | methods that can give it | in `anonlab.evaluate` |",
+        "|---|---|---|---|",
+    ]
+    for name, row in list_metrics().iterrows():
+        given = [m for m, cls in METHODS.items() if _gives(row["requires"], cls)]
+        left = [f"`{m}`" for m in METHODS if m not in given]
+        shown = ", ".join(f"`{m}`" for m in given)
+        if len(left) <= len(given) // 2:
+            shown = "all" + (f" but {', '.join(left)}" if left else "")
+        needs = set(row["requires"].split(", "))
+        bare = not (needs & {"clusters", "record_partition"} or METRICS[name].measured)
+        rows.append(
+            f"| `{name}` | {row['requires'] or '—'} | {shown} | {'yes' if bare else 'no'} |"
+        )
+    return "\n".join(rows)
+
+
+def doc_table(marker: str) -> str:
+    """The generated table for ``marker`` (:data:`DOC_TABLES`)."""
+    return {"methods-table": methods_markdown, "metrics-table": metrics_markdown}[marker]()
+
+
+def write_doc_tables(root: Path) -> list[Path]:
+    """Rewrite every generated table in the files under ``root`` that hold it; returns
+    the files changed."""
+    changed = []
+    for marker, name in DOC_TABLES.items():
+        path = root / name
+        text = path.read_text(encoding="utf-8")
+        start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
+        head, found, rest = text.partition(start)
+        _, closed, tail = rest.partition(end)
+        if not (found and closed):
+            raise ValueError(f"{path}: no {start} … {end} block")
+        new = f"{head}{start}\n{doc_table(marker)}\n{end}{tail}"
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+            changed.append(path)
+    return changed
+
+
+if __name__ == "__main__":  # python -m anonlab.listing: refresh the docs' tables
+    for written in write_doc_tables(Path.cwd()):
+        print(f"wrote {written}")

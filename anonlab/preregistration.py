@@ -29,12 +29,18 @@ from typing import Any
 
 import yaml
 
-from anonlab.config import CONF_DIR
+from anonlab.config import (
+    CONF_DIR,
+    CONFIRMATORY,
+    CONFIRMATORY_SEED_KEY,
+    EXPLORATORY,
+    OVERRIDES_KEY,
+    STAGES,
+)
+from anonlab.provenance import PAPER, custom_overrides, override_key, provenance
 from anonlab.validation import ParameterError
 
 FILE = "preregistration.yaml"
-EXPLORATORY, CONFIRMATORY = "exploratory", "confirmatory"
-STAGES = (EXPLORATORY, CONFIRMATORY)
 #: claim fields that explain a verdict without deciding it (left out of the digest)
 EXPLANATIONS = frozenset({"known_departure", "notes", "tolerance_note", "target"})
 
@@ -104,6 +110,30 @@ def load(conf_dir: Path = CONF_DIR) -> Preregistration:
     )
 
 
+def staged(config: Mapping[str, Any], conf_dir: Path = CONF_DIR) -> dict[str, Any]:
+    """``config`` ready for its ``stage``: unchanged when exploratory; when confirmatory,
+    checked (no ``seed=`` override, no custom override: it confirms the paper's runs) and
+    given the pre-registered ``confirmatory_seed``, which the runner requires of a
+    confirmatory config."""
+    stage = str(config.get("stage") or EXPLORATORY)
+    if stage != CONFIRMATORY:
+        return dict(config)
+    overrides = [str(o) for o in config.get(OVERRIDES_KEY) or ()]
+    if any(override_key(o) == "seed" for o in overrides):
+        raise ParameterError(
+            "seed cannot be set with stage=confirmatory: the confirmatory "
+            "run uses the pre-registered confirmatory_seed "
+            "(conf/preregistration.yaml)"
+        )
+    if provenance(overrides) != PAPER:
+        raise ParameterError(
+            "stage=confirmatory confirms the paper's runs; these overrides "
+            f"make the run custom: {custom_overrides(overrides)}"
+        )
+    seed = load(conf_dir).confirmatory_seed
+    return {**config, "seed": seed, CONFIRMATORY_SEED_KEY: seed}
+
+
 def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
@@ -168,4 +198,5 @@ __all__ = [
     "claims_digest",
     "experiment_digest",
     "load",
+    "staged",
 ]

@@ -159,7 +159,7 @@ def test_every_experiment_states_well_formed_claims_with_notes_anchors():
         config = yaml.safe_load(
             (ROOT / "conf" / "experiment" / f"{name}.yaml").read_text(encoding="utf-8")
         )
-        claims = parse_claims(config.get("claims"))
+        claims = parse_claims(catalog.resolved_claims(config))
         beyond = catalog.experiment(name).paper in BEYOND
         assert claims or beyond, f"{name} states no claims"
         check_against_config(claims, config)

@@ -11,9 +11,10 @@ import pytest
 
 import anonlab
 from anonlab.config import compose_config
+from anonlab.guarantee import COLUMNS, K_ANONYMITY, T_CLOSENESS
 from anonlab.methods import METHODS, make_method
 from anonlab.methods.base import FORMS
-from anonlab.methods.guarantees import COLUMNS, K_ANONYMITY, T_CLOSENESS, guarantee
+from anonlab.methods.guarantees import guarantee
 from anonlab.runner.experiment import build_experiment, run_grid
 from anonlab.validation import ParameterError
 
@@ -115,7 +116,7 @@ def test_each_release_carries_its_documented_guarantee(name):
         frame, name, COLUMNS_3, domains=DOMAINS, roles=ROLES, seed=1, **params
     )
     stated, row = released.attrs["guarantee"], DOCUMENTED[name]
-    check(anonlab.methods.guarantees.Guarantee(**stated), row)
+    check(anonlab.guarantee.Guarantee(**stated), row)
     assert stated["notion"] == row["records"].split(" (")[0]
     assert stated["form"] == "records" and stated["record_aligned"] == (name not in ("mst", "aim"))
     if METHODS[name].randomized:

@@ -19,9 +19,6 @@ from anonlab.methods.individual_ranking import IndividualRankingMethod
 from anonlab.metrics import METRICS
 from anonlab.plotting import (
     AXIS_NAMES,
-    METHOD_COLORS,
-    METHOD_NAMES,
-    METRIC_NAMES,
     FigureSpec,
     method_name,
     metric_name,
@@ -93,15 +90,15 @@ def close_figures():
 
 
 def test_every_registered_method_metric_and_axis_has_a_human_name():
-    assert set(METHODS) <= set(METHOD_NAMES), "add the new method to METHOD_NAMES"
-    assert set(METRICS) <= set(METRIC_NAMES), "add the new metric to METRIC_NAMES"
+    labels = [cls.label for cls in METHODS.values()]
+    assert all(labels) and len(set(labels)) == len(labels), "give each method its own label"
+    assert all(metric.label for metric in METRICS.values()), "give each metric a label"
     axes = {axis for cls in METHODS.values() for axis in cls.axes} | set(DATASET_AXES)
-    assert axes <= set(AXIS_NAMES), "add the new grid axis to AXIS_NAMES"
-    assert all(METHOD_NAMES[name] != name for name in METHODS)
-    assert len(set(METHOD_NAMES.values())) == len(METHOD_NAMES)
+    declared = set(AXIS_NAMES) | {a for cls in METHODS.values() for a in cls.axis_labels}
+    assert axes <= declared, "name the grid axis on its method (axis_labels)"
     # a fixed colour per method, no two methods alike
-    assert set(METHODS) <= set(METHOD_COLORS)
-    assert len({to_hex(c) for c in METHOD_COLORS.values()}) == len(METHOD_COLORS)
+    colours = [to_hex(cls.colour) for cls in METHODS.values()]
+    assert len(set(colours)) == len(colours)
 
 
 def test_names_and_labels():
@@ -121,7 +118,7 @@ def test_configured_figures_have_human_names():
     for path in sorted((ROOT / "conf" / "experiment").glob("*.yaml")):
         for figure in yaml.safe_load(path.read_text(encoding="utf-8")).get("figures") or []:
             spec = FigureSpec.from_config(figure)
-            assert spec.metric in METRIC_NAMES and spec.x in AXIS_NAMES, (path.name, spec)
+            assert spec.metric in METRICS and spec.x in AXIS_NAMES, (path.name, spec)
 
 
 def test_figure_texts_are_human_names():
@@ -177,8 +174,8 @@ def test_reference_lines_are_told_apart():
     # every reference line its own line style, none solid, in its method's colour
     assert len({dashes(ref) for ref in references}) == 4
     assert all(ref.get_linestyle() != "-" for ref in references)
-    assert {to_hex(ref.get_color()) for ref in references[:2]} == {METHOD_COLORS["laplace"]}
-    assert {to_hex(ref.get_color()) for ref in references[2:]} == {METHOD_COLORS["dp"]}
+    assert {to_hex(ref.get_color()) for ref in references[:2]} == {METHODS["laplace"].colour}
+    assert {to_hex(ref.get_color()) for ref in references[2:]} == {METHODS["dp"].colour}
     # horizontal, across the x axis
     assert np.ptp(references[0].get_ydata()) == 0
     assert list(references[0].get_xdata()) == [2, 5, 10]
@@ -222,9 +219,9 @@ def test_method_colours_are_the_same_in_every_figure(monkeypatch: pytest.MonkeyP
         result_table({"ir": ("k",), "ir_laplace": ("k", "epsilon"), "imdav": ("k",)}, metric="jsd"),
         FigureSpec(name="b", metric="jsd"),
     )
-    assert to_hex(line(one, "Individual ranking (IR)").get_color()) == METHOD_COLORS["ir"]
-    assert to_hex(line(two, "Individual ranking (IR)").get_color()) == METHOD_COLORS["ir"]
-    assert to_hex(line(one, "Laplace").get_color()) == METHOD_COLORS["laplace"]
+    assert to_hex(line(one, "Individual ranking (IR)").get_color()) == METHODS["ir"].colour
+    assert to_hex(line(two, "Individual ranking (IR)").get_color()) == METHODS["ir"].colour
+    assert to_hex(line(one, "Laplace").get_color()) == METHODS["laplace"].colour
     # a method registered by a user plots under its own name, in a colour of its own
     mine = type("Mine", (IndividualRankingMethod,), {"name": "mine"})
     monkeypatch.setitem(METHODS, "mine", mine)
@@ -233,7 +230,7 @@ def test_method_colours_are_the_same_in_every_figure(monkeypatch: pytest.MonkeyP
         for _ in range(2)
     ]
     colours = {to_hex(line(fig, "mine").get_color()) for fig in figs}
-    assert len(colours) == 1 and colours.isdisjoint({METHOD_COLORS["ir"]})
+    assert len(colours) == 1 and colours.isdisjoint({METHODS["ir"].colour})
 
 
 def test_rendering_is_deterministic():

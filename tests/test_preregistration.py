@@ -59,7 +59,7 @@ def test_a_confirmatory_run_uses_the_preregistered_seed_in_its_own_folder(compos
     config = compose_config(
         "+experiment=census_ir", "stage=confirmatory", f"results_dir={tmp_path}"
     )
-    experiment = build_experiment(config)
+    experiment = build_experiment(preregistration.staged(config))
     seed = preregistration.load().confirmatory_seed
     assert experiment.seed == seed != compose_config("+experiment=census_ir")["seed"]
     assert experiment.config["seed"] == seed  # run.json records it
@@ -77,6 +77,12 @@ def test_a_confirmatory_run_uses_the_preregistered_seed_in_its_own_folder(compos
 def test_a_confirmatory_run_refuses_other_seeds_and_custom_grids(compose_config, override, message):
     config = compose_config("+experiment=census_ir", "stage=confirmatory", override)
     with pytest.raises(ParameterError, match=message):
+        preregistration.staged(config)
+
+
+def test_the_engine_refuses_a_confirmatory_run_not_on_the_preregistered_seed(compose_config):
+    config = compose_config("+experiment=census_ir", "stage=confirmatory")
+    with pytest.raises(ParameterError, match="pre-registered seed only"):
         build_experiment(config)
 
 

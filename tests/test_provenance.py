@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonlab.catalog import apply_reading
 from anonlab.provenance import (
     CUSTOM,
     PAPER,
@@ -21,6 +20,7 @@ from anonlab.provenance import (
     provenance,
     run_folder,
 )
+from anonlab.readings import apply_reading
 from anonlab.runner import build_experiment
 from anonlab.validation import ParameterError
 from tests.conftest import run_command

@@ -17,9 +17,10 @@ pytest.importorskip("mbi")
 import importlib.util  # noqa: E402
 
 from anonlab.datasets.build import build_dataset  # noqa: E402
+from anonlab.guarantee import APPROX_DP  # noqa: E402
 from anonlab.mechanisms import accounting  # noqa: E402
 from anonlab.methods import make_method  # noqa: E402
-from anonlab.methods.guarantees import APPROX_DP, guarantee  # noqa: E402
+from anonlab.methods.guarantees import guarantee
 from anonlab.methods.synthetic import settings  # noqa: E402
 from anonlab.methods.synthetic.encoding import Encoding  # noqa: E402
 from anonlab.metrics import get_metric  # noqa: E402

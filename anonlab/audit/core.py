@@ -18,8 +18,9 @@ from anonlab.audit.settings import Settings
 from anonlab.audit.statistics import candidates, comparable, expected_loss
 from anonlab.audit.views import VIEWS
 from anonlab.datasets import Dataset
+from anonlab.guarantee import DP, IDP, Guarantee
 from anonlab.methods import Method, make_method, method_class
-from anonlab.methods.guarantees import DP, IDP, Guarantee, guarantee
+from anonlab.methods.guarantees import guarantee
 from anonlab.validation import ParameterError
 
 IDP_NOTE = (

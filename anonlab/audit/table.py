@@ -18,8 +18,9 @@ from anonlab.audit.exact import exact_losses
 from anonlab.audit.floating import floating_point_audit
 from anonlab.audit.noisefree import NotAuditable
 from anonlab.audit.settings import Settings
+from anonlab.guarantee import DP, IDP
 from anonlab.methods import METHODS, make_method
-from anonlab.methods.guarantees import DP, IDP, guarantee
+from anonlab.methods.guarantees import guarantee
 from anonlab.validation import ParameterError
 
 #: ε of the table's rows

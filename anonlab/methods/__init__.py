@@ -1,25 +1,21 @@
-"""The method registry: every paper method by one name, usable from config and Python.
+"""The method registry: every method by one name, usable from config and Python.
 
-Adding a method is one module and one entry in :data:`METHODS`.
+A method is one class in one module of this package: a subclass of
+:class:`~anonlab.methods.base.Method` that sets ``name`` and declares its grid axes (with
+their checks), options, display name and colour, capability tags and guarantee
+(:meth:`~anonlab.methods.base.Method.claim`). :data:`METHODS` is derived from the classes
+found in the package's modules; a method defined elsewhere joins with :func:`register`.
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import pkgutil
 from collections.abc import Mapping
 from typing import Any
 
 from anonlab.methods.base import FORMS, Method, Release, postprocess
-from anonlab.methods.idp import Dp, DpUm, IdpCbls, IdpLs, Original
-from anonlab.methods.individual_ranking import IndividualRankingLaplace, IndividualRankingMethod
-from anonlab.methods.laplace import Laplace
-from anonlab.methods.multivariate import Imdav, ImdavLaplace, ImdavLaplaceComposed, Mdav
-from anonlab.methods.synthetic import Aim, Mst
-from anonlab.methods.tcloseness import (
-    TCloseKFirst,
-    TCloseMerge,
-    TCloseTFirst,
-    TCloseTFirstMerged,
-)
 from anonlab.validation import ParameterError, check_choice, check_options
 
 __all__ = [
@@ -30,32 +26,70 @@ __all__ = [
     "make_method",
     "method_class",
     "postprocess",
+    "register",
     "split_variant",
 ]
 
-METHODS: dict[str, type[Method]] = {
-    cls.name: cls
-    for cls in (
-        Laplace,
-        IndividualRankingMethod,
-        IndividualRankingLaplace,
-        Mdav,
-        Imdav,
-        ImdavLaplace,
-        ImdavLaplaceComposed,
-        TCloseMerge,
-        TCloseKFirst,
-        TCloseTFirst,
-        TCloseTFirstMerged,
-        Dp,
-        DpUm,
-        IdpLs,
-        IdpCbls,
-        Original,
-        Mst,
-        Aim,
-    )
-}
+#: the modules whose methods come first, in this order (the order of figure legends and
+#: listings); any other module of the package follows, by name
+FAMILIES = ("laplace", "individual_ranking", "multivariate", "tcloseness", "idp", "synthetic")
+
+
+def _declared_in(module: Any) -> list[type[Method]]:
+    """The registrable methods ``module`` defines, in definition order: concrete
+    :class:`Method` subclasses that set their own ``name``."""
+    return [
+        obj
+        for obj in vars(module).values()
+        if isinstance(obj, type)
+        and issubclass(obj, Method)
+        and obj.__module__ == module.__name__
+        and "name" in obj.__dict__
+        and not inspect.isabstract(obj)
+    ]
+
+
+def _modules(name: str) -> list[Any]:
+    """Module ``name`` of this package and, for a subpackage, its modules."""
+    module = importlib.import_module(f"{__name__}.{name}")
+    inner = getattr(module, "__path__", None)
+    if inner is None:
+        return [module]
+    prefix = f"{module.__name__}."
+    return [
+        module,
+        *(importlib.import_module(prefix + m.name) for m in pkgutil.iter_modules(inner)),
+    ]
+
+
+def _discover() -> dict[str, type[Method]]:
+    modules = [m.name for m in pkgutil.iter_modules(__path__)]
+    ordered = [*FAMILIES, *sorted(m for m in modules if m not in FAMILIES)]
+    found: dict[str, type[Method]] = {}
+    for name in ordered:
+        for module in _modules(name):
+            for cls in _declared_in(module):
+                if found.setdefault(cls.name, cls) is not cls:
+                    raise TypeError(f"two method classes are named {cls.name!r}")
+    return found
+
+
+METHODS: dict[str, type[Method]] = _discover()
+
+
+def register(cls: type[Method]) -> type[Method]:
+    """Add method class ``cls`` (defined outside this package) to :data:`METHODS` under
+    its ``name``; usable as a class decorator. A name already taken by another class is
+    an error."""
+    if not (isinstance(cls, type) and issubclass(cls, Method)) or inspect.isabstract(cls):
+        raise TypeError(f"{cls!r} is not a concrete subclass of anonlab.methods.Method")
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"method class {cls.__name__} sets no name")
+    if METHODS.setdefault(name, cls) is not cls:
+        raise TypeError(f"method {name!r} is already registered as {METHODS[name].__name__}")
+    return cls
+
 
 # sdcMicro's vocabulary for the same methods.
 ALIASES: dict[str, str] = {"onedims": "ir", "microaggregation_mdav": "mdav"}

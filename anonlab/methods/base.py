@@ -6,98 +6,15 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
 
 from anonlab.datasets import Dataset
+from anonlab.guarantee import Guarantee
 from anonlab.mechanisms import SAMPLERS
+from anonlab.release import FORMS, Release
 from anonlab.validation import AXIS_CHECKS, ParameterError, check_option
-
-if TYPE_CHECKING:
-    from anonlab.methods.guarantees import Guarantee
-
-#: how a release is laid out (a method's option ``form``): ``records`` keeps record i at
-#: row i (the papers' release); ``shuffled_columns`` permutes each protected column on its
-#: own (each attribute's multiset of released values); ``shuffled_rows`` permutes whole
-#: rows (the multiset of released records). The shuffled forms keep no record's place.
-FORMS: tuple[str, ...] = ("records", "shuffled_columns", "shuffled_rows")
-
-
-@dataclass(frozen=True)
-class Release:
-    """A protected data set.
-
-    Attributes
-    ----------
-    dataset : the data set view that was protected.
-    values : ``(n, m)`` released values of ``dataset.protected``, post-processed.
-    labels : ``(n, m)`` cluster label of each record per protected attribute, or ``None``
-        for methods that do not cluster or that compute them on demand
-        (:attr:`cluster_labels`).
-    scale : Laplace scale used per protected attribute, ``(m,)``, or per cluster and
-        attribute, ``(n_clusters, m)``, when it varies by cluster (iDP); ``None`` without
-        noise.
-    seconds : wall time of the ``protect`` call, set by the runner.
-    target : the released class of each record, for releases without record
-        correspondence (synthetic data, whose records are not the original ones);
-        ``None`` when record ``i`` of the release is record ``i`` of the data, whose class
-        it keeps.
-    labelling : computes ``labels`` on demand (:attr:`cluster_labels`) when the method
-        does not keep them.
-    record_aligned : false for a release whose records correspond to no original record
-        (synthetic data, as its method's ``record_aligned``); its :attr:`frame` then holds
-        the synthesised columns only.
-    guarantee : what the release guarantees (:func:`anonlab.methods.guarantees.of_release`),
-        set by the runner and by :func:`anonlab.protect` after the ``protect`` call.
-    """
-
-    dataset: Dataset
-    values: np.ndarray
-    labels: np.ndarray | None = None
-    scale: np.ndarray | None = None
-    seconds: float | None = None
-    guarantee: Guarantee | None = None
-    target: np.ndarray | None = None
-    labelling: Callable[[], np.ndarray] | None = field(default=None, repr=False, compare=False)
-    record_aligned: bool = True
-
-    @cached_property
-    def cluster_labels(self) -> np.ndarray | None:
-        """``labels``, or computed once by ``labelling`` (individual ranking keeps only
-        its sort, not an ``(n, m)`` array of labels no metric may ask for)."""
-        if self.labels is None and self.labelling is not None:
-            return self.labelling()
-        return self.labels
-
-    @cached_property
-    def frame(self) -> pd.DataFrame:
-        """Released records: every column of the user's data, in its order, with the
-        protected columns replaced (categorical codes decoded to taxonomy labels or
-        concepts); the other columns are copied unchanged, dtype included.
-
-        A release without record correspondence (synthetic data: ``record_aligned`` false,
-        or a ``target`` of its own) holds only what was synthesised, the protected columns
-        and the class (named as ``dataset.target``), on a fresh index: copying the other
-        columns row by row would pair original values with unrelated records."""
-        original = self.dataset.frame
-        released = {
-            attr.name: attr.taxonomy.decode(self.values[:, j])
-            if attr.categorical
-            else self.values[:, j].copy()
-            for j, attr in enumerate(self.dataset.protected_attributes)
-        }
-        if not self.record_aligned or self.target is not None:
-            if self.target is not None and self.dataset.target is not None:
-                released[str(self.dataset.target.name)] = np.asarray(self.target)
-            return pd.DataFrame(released, index=pd.RangeIndex(len(self.values)), copy=False)
-        columns = {
-            name: released[name] if name in released else original[name]
-            for name in original.columns
-        }
-        return pd.DataFrame(columns, index=original.index, copy=False)
 
 
 @dataclass(frozen=True)
@@ -141,14 +58,38 @@ class Method(ABC):
     #: of the class may train on it without record correspondence
     carries_class: ClassVar[bool] = False
 
+    #: display name in figures and tables (empty: the registry name) and the method's
+    #: colour, the same in every figure (``None``: one chosen from its name)
+    label: ClassVar[str] = ""
+    colour: ClassVar[str | None] = None
+    #: whether the method adds noise to cluster centroids and releases every record with
+    #: its cluster's noisy value (in record order equal values show the partition)
+    cluster_noise: ClassVar[bool] = False
+    #: why a neighbour that re-ranks records costs more than the claim (``None``: no such
+    #: loss), for sensitivities that hold with the clustering fixed
+    reranking: ClassVar[str | None] = None
+
+    #: capabilities and needs, declared (:meth:`tags` lists them): numerical attributes
+    #: only; the attribute roles the method needs; whether it needs public bounds (a
+    #: domain for noise or binning)
+    numeric_only: ClassVar[bool] = False
+    needs_roles: ClassVar[tuple[str, ...]] = ()
+    needs_bounds: ClassVar[bool] = False
+    needs_class: ClassVar[bool] = False
+
     #: checks of the grid axes this method adds, ``axis → check(value, name) → value``
     #: (raising :class:`~anonlab.validation.ParameterError`); the shared axes (ε, k, t) are
     #: checked by :data:`~anonlab.validation.AXIS_CHECKS`
     axis_checks: ClassVar[dict[str, Callable[[Any, str], Any]]] = {}
+    #: figure labels of the grid axes this method adds (``axis → label``)
+    axis_labels: ClassVar[dict[str, str]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A method's every axis has a check, declared with the method or shared."""
         super().__init_subclass__(**kwargs)
+        if "name" in cls.__dict__:  # a method of its own: no label or colour inherited
+            cls.label = cls.__dict__.get("label", "")
+            cls.colour = cls.__dict__.get("colour")
         unchecked = [
             a for a in getattr(cls, "axes", ()) if a not in AXIS_CHECKS and a not in cls.axis_checks
         ]
@@ -157,6 +98,23 @@ class Method(ABC):
                 f"method class {cls.__name__}: axis {unchecked[0]!r} has no "
                 "check; declare it in axis_checks"
             )
+
+    @classmethod
+    def tags(cls) -> tuple[str, ...]:
+        """The method's capability tags: ``numeric-only``, ``clusters`` (its release
+        carries a partition), ``record-aligned`` (released row i is record i in form
+        ``records``), ``randomized``, ``needs-roles``, ``needs-class``, ``public-bounds``."""
+        aligned = cls.__dict__.get("record_aligned", getattr(cls, "record_aligned", True))
+        flags = (
+            ("numeric-only", cls.numeric_only),
+            ("clusters", cls.partition is not None),
+            ("record-aligned", not isinstance(aligned, bool) or aligned),
+            ("randomized", cls.randomized),
+            ("needs-roles", bool(cls.needs_roles)),
+            ("needs-class", cls.needs_class),
+            ("public-bounds", cls.needs_bounds or cls.draws_laplace),
+        )
+        return tuple(tag for tag, holds in flags if holds)
 
     @classmethod
     def check_axis(cls, axis: str, value: Any, name: str) -> Any:
@@ -226,6 +184,18 @@ class Method(ABC):
         ``dataset`` (called when the grid is expanded, before any work); by default
         every data set is accepted."""
         return None
+
+    @abstractmethod
+    def claim(self, m: int) -> Guarantee:
+        """What the method's paper claims for its release of ``m`` protected attributes,
+        with the k and t it targets: its privacy map, as a
+        :class:`~anonlab.guarantee.Guarantee` (``notion`` as claimed;
+        :func:`~anonlab.methods.guarantees.guarantee` derives what holds as released)."""
+
+    def holds(self, stated: Guarantee, m: int) -> Guarantee:
+        """What holds of the privacy claim ``stated`` for ``m`` attributes when nothing
+        voids it: by default the ε it claims in total."""
+        return replace(stated, notion_epsilon=stated.epsilon_total)
 
     @abstractmethod
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:

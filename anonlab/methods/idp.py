@@ -29,6 +29,7 @@ from typing import ClassVar
 import numpy as np
 
 from anonlab.datasets import Dataset
+from anonlab.guarantee import DP, IDP, NONE, Guarantee
 from anonlab.mechanisms import (
     LaplaceMechanism,
     attribute_budget,
@@ -69,6 +70,13 @@ def check_numerical(dataset: Dataset, method: str) -> None:
         )
 
 
+def budget_claim(notion: str, epsilon: float, m: int, budget: str) -> Guarantee:
+    """iDP §3.1's claim: ε = Σ_a ε_a over the m attributes; option budget=per_attribute
+    spends ε on each."""
+    per = epsilon / m if budget == "split" else epsilon
+    return Guarantee(notion, notion, per, per * m)
+
+
 @dataclass(frozen=True)
 class Dp(Laplace):
     """DP of iDP §4.1: Laplace noise on every value with the global sensitivity of a record,
@@ -76,14 +84,20 @@ class Dp(Laplace):
 
     budget: str = BUDGETS[0]
     name: ClassVar[str] = "dp"
+    label: ClassVar[str] = "DP (Laplace)"
+    colour: ClassVar[str | None] = "#843c39"  # dark red
     round_integers: ClassVar[bool] = False  # iDP §4.1 only clips to the domain
     option_choices: ClassVar[dict[str, tuple[str, ...]]] = {"budget": BUDGETS}
+    numeric_only: ClassVar[bool] = True
 
     def check_dataset(self, dataset: Dataset) -> None:
         check_numerical(dataset, self.name)
 
     def attribute_epsilon(self, m: int) -> float:
         return attribute_epsilon(self.epsilon, m, self.budget)
+
+    def claim(self, m: int) -> Guarantee:
+        return budget_claim(DP, self.epsilon, m, self.budget)
 
 
 @dataclass(frozen=True)
@@ -107,6 +121,14 @@ class ClusterNoise(Method):
         "budget": BUDGETS,
         "remainder": REMAINDERS,
     }
+
+    #: the notion the paper claims: ε-DP (DP-UM) or ε-iDP (iDP-LS, iDP-CBLS)
+    notion: ClassVar[str] = IDP
+    cluster_noise: ClassVar[bool] = True
+    numeric_only: ClassVar[bool] = True
+
+    def claim(self, m: int) -> Guarantee:
+        return budget_claim(self.notion, self.epsilon, m, self.budget)
 
     def check_dataset(self, dataset: Dataset) -> None:
         check_numerical(dataset, self.name)
@@ -148,6 +170,9 @@ class DpUm(ClusterNoise):
     """DP-UM (iDP §3.1): cluster means with global sensitivity (max A − min A)/|C_j|."""
 
     name: ClassVar[str] = "dp_um"
+    notion: ClassVar[str] = DP
+    label: ClassVar[str] = "DP-UM"
+    colour: ClassVar[str | None] = "#637939"  # dark green
 
     def centroids_and_sensitivity(
         self, ranking: IndividualRanking, low: np.ndarray, high: np.ndarray
@@ -160,6 +185,13 @@ class IdpLs(ClusterNoise):
     """iDP-LS (iDP §3.2.1): cluster means with the local sensitivity of Proposition 2."""
 
     name: ClassVar[str] = "idp_ls"
+    reranking: ClassVar[str | None] = (
+        "the local sensitivity holds with the clustering fixed; a neighbour that "
+        "re-ranks records moves several centroids, an exact loss of about 1.45·ε per "
+        "attribute under iDP's Proposition 1 (python -m anonlab.audit exact)"
+    )
+    label: ClassVar[str] = "iDP-LS"
+    colour: ClassVar[str | None] = "#3182bd"  # mid blue
 
     def centroids_and_sensitivity(
         self, ranking: IndividualRanking, low: np.ndarray, high: np.ndarray
@@ -176,6 +208,13 @@ class IdpCbls(ClusterNoise):
     sensitivity of Proposition 3; needs k ≥ 3."""
 
     name: ClassVar[str] = "idp_cbls"
+    reranking: ClassVar[str | None] = (
+        "the cluster-based local sensitivity holds with the clustering fixed; a "
+        "neighbour that re-ranks records moves several centroids, an exact loss of "
+        "several ε per attribute (python -m anonlab.audit exact)"
+    )
+    label: ClassVar[str] = "iDP-CBLS"
+    colour: ClassVar[str | None] = "#e6550d"  # dark orange
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -201,8 +240,13 @@ class Original(Method):
     (iDP §4.2, "original training data")."""
 
     name: ClassVar[str] = "original"
+    label: ClassVar[str] = "Original data"
+    colour: ClassVar[str | None] = "#000000"  # black
     axes: ClassVar[tuple[str, ...]] = ()
     randomized: ClassVar[bool] = False
+
+    def claim(self, m: int) -> Guarantee:
+        return Guarantee(NONE, NONE)
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         return Release(dataset, np.array(dataset.protected_values, copy=True))

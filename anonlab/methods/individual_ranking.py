@@ -11,6 +11,7 @@ from typing import ClassVar
 import numpy as np
 
 from anonlab.datasets import Dataset
+from anonlab.guarantee import DP, NONE, Guarantee
 from anonlab.mechanisms import (
     LaplaceMechanism,
     attribute_budget,
@@ -81,6 +82,9 @@ def _labelling(
     return partial(_labels, dataset.protected_values.shape, numeric, order, sizes, categorical)
 
 
+IR_CAVEAT = "individual ranking alone is not k-anonymous: each attribute is grouped on its own"
+
+
 @dataclass(frozen=True)
 class IndividualRankingMethod(Method):
     """Plain individual-ranking microaggregation, no noise (DP-IR §4.3 baseline; not DP).
@@ -94,10 +98,15 @@ class IndividualRankingMethod(Method):
     k: int
     remainder: str = REMAINDERS[0]
     name: ClassVar[str] = "ir"
+    label: ClassVar[str] = "Individual ranking (IR)"
+    colour: ClassVar[str | None] = "#1f77b4"  # blue
     partition: ClassVar[str | None] = "attribute"
     axes: ClassVar[tuple[str, ...]] = ("k",)
     randomized: ClassVar[bool] = False
     option_choices: ClassVar[dict[str, tuple[str, ...]]] = {"remainder": REMAINDERS}
+
+    def claim(self, m: int) -> Guarantee:
+        return Guarantee(NONE, NONE, caveat=IR_CAVEAT)
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         k = check_int(self.k, "k", 1, dataset.n)
@@ -135,6 +144,9 @@ class IndividualRankingLaplace(Method):
     epsilon: float
     remainder: str = REMAINDERS[0]
     name: ClassVar[str] = "ir_laplace"
+    cluster_noise: ClassVar[bool] = True
+    label: ClassVar[str] = "IR + Laplace (DP-IR Alg. 1)"
+    colour: ClassVar[str | None] = "#d62728"  # red
     partition: ClassVar[str | None] = "attribute"
     axes: ClassVar[tuple[str, ...]] = ("k", "epsilon")
     # DP-IR Lemma 1 covers each attribute's list of noisy centroids: its multiset
@@ -143,6 +155,9 @@ class IndividualRankingLaplace(Method):
     rows_need_one_attribute: ClassVar[bool] = True
     draws_laplace: ClassVar[bool] = True
     option_choices: ClassVar[dict[str, tuple[str, ...]]] = {"remainder": REMAINDERS}
+
+    def claim(self, m: int) -> Guarantee:
+        return Guarantee(DP, DP, self.epsilon / m, self.epsilon)  # DP-IR Alg. 1: ε/m each
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         attrs = dataset.protected_attributes

@@ -8,6 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from anonlab.datasets import Dataset
+from anonlab.guarantee import DP, Guarantee
 from anonlab.mechanisms import LaplaceMechanism, attribute_budget, record_sensitivity
 from anonlab.methods.base import FORMS, Method, Release, codes_of, postprocess, split_kinds
 from anonlab.methods.categorical import private_record_codes
@@ -21,6 +22,8 @@ class Laplace(Method):
 
     epsilon: float
     name: ClassVar[str] = "laplace"
+    label: ClassVar[str] = "Laplace"
+    colour: ClassVar[str | None] = "#7f7f7f"  # gray
     axes: ClassVar[tuple[str, ...]] = ("epsilon",)
     forms: ClassVar[tuple[str, ...]] = FORMS  # independent noise per value: any layout
     draws_laplace: ClassVar[bool] = True
@@ -30,6 +33,9 @@ class Laplace(Method):
     def attribute_epsilon(self, m: int) -> float:
         """Budget of each of the ``m`` protected attributes."""
         return attribute_budget(self.epsilon, m)  # DP-IR §3.3 item 1: ε/m each
+
+    def claim(self, m: int) -> Guarantee:
+        return Guarantee(DP, DP, self.epsilon / m, self.epsilon)  # DP-IR §3.3: ε/m each
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         attrs = dataset.protected_attributes

@@ -3,12 +3,13 @@ in DP-IR: Soria-Comas et al., VLDB J. 2014, as DP-IR §2.4, §3.1 and §4.4 desc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
 
 from anonlab.datasets import Dataset
+from anonlab.guarantee import DP, K_ANONYMITY, Guarantee
 from anonlab.mechanisms import LaplaceMechanism, insensitive_microaggregation_sensitivity
 from anonlab.methods.base import FORMS, Method, Release, codes_of, postprocess, split_kinds
 from anonlab.methods.categorical import centroid_codes, private_centroid_codes
@@ -60,6 +61,13 @@ def _record_labels(labels: np.ndarray, m: int) -> np.ndarray:
     return np.repeat(labels[:, None], m, axis=1)
 
 
+IMDAV_REASON = (
+    "the scale DP-IR states for [17], (n/k)·Δ/(k·ε), spends ε on every "
+    "attribute: by DP-IR §3.1's worst case the record's loss is m·ε "
+    "(imdav_laplace_composed is ε-DP)"
+)
+
+
 @dataclass(frozen=True)
 class Mdav(Method):
     """MDAV microaggregation of the protected attributes, records replaced by their
@@ -67,9 +75,15 @@ class Mdav(Method):
 
     k: int
     name: ClassVar[str] = "mdav"
+    numeric_only: ClassVar[bool] = True
+    label: ClassVar[str] = "MDAV"
+    colour: ClassVar[str | None] = "#8c564b"  # brown
     partition: ClassVar[str | None] = "record"
     axes: ClassVar[tuple[str, ...]] = ("k",)
     randomized: ClassVar[bool] = False
+
+    def claim(self, m: int) -> Guarantee:
+        return Guarantee(K_ANONYMITY, K_ANONYMITY, k=self.k)
 
     def check_dataset(self, dataset: Dataset) -> None:
         """MDAV averages records (Euclidean distances, means): numerical attributes only."""
@@ -100,9 +114,14 @@ class Imdav(Method):
 
     k: int
     name: ClassVar[str] = "imdav"
+    label: ClassVar[str] = "Insensitive MDAV"
+    colour: ClassVar[str | None] = "#17becf"  # cyan
     partition: ClassVar[str | None] = "record"
     axes: ClassVar[tuple[str, ...]] = ("k",)
     randomized: ClassVar[bool] = False
+
+    def claim(self, m: int) -> Guarantee:
+        return Guarantee(K_ANONYMITY, K_ANONYMITY, k=self.k)
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         labels = _insensitive_clusters(dataset, check_int(self.k, "k", 1, dataset.n))
@@ -124,12 +143,26 @@ class ImdavLaplace(Method):
     k: int
     epsilon: float
     name: ClassVar[str] = "imdav_laplace"
+    cluster_noise: ClassVar[bool] = True
+    label: ClassVar[str] = "Insensitive MDAV + Laplace [17]"
+    colour: ClassVar[str | None] = "#9467bd"  # purple
     partition: ClassVar[str | None] = "record"
     axes: ClassVar[tuple[str, ...]] = ("k", "epsilon")
     # [17]'s proof covers the list of noisy centroid records: its multiset of rows
     forms: ClassVar[tuple[str, ...]] = FORMS
     draws_laplace: ClassVar[bool] = True
     compose: ClassVar[bool] = False
+
+    def claim(self, m: int) -> Guarantee:
+        if self.compose:  # DP-IR Lemma 2: ε/m per attribute, ε for the record
+            return Guarantee(DP, DP, self.epsilon / m, self.epsilon)
+        # DP-IR §4.4 compares [17] at ε per attribute, as it states the method
+        return Guarantee(DP, DP, self.epsilon, self.epsilon)
+
+    def holds(self, stated: Guarantee, m: int) -> Guarantee:
+        if self.compose:
+            return super().holds(stated, m)
+        return replace(stated, notion_epsilon=stated.epsilon_total * m, reason=IMDAV_REASON)
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         attrs = dataset.protected_attributes
@@ -177,4 +210,6 @@ class ImdavLaplaceComposed(ImdavLaplace):
     ε-DP for the whole record by sequential composition (DP-IR Lemma 2)."""
 
     name: ClassVar[str] = "imdav_laplace_composed"
+    label: ClassVar[str] = "Insensitive MDAV + Laplace (ε/m per attribute)"
+    colour: ClassVar[str | None] = "#e377c2"  # pink
     compose: ClassVar[bool] = True

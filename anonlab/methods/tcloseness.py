@@ -18,6 +18,7 @@ from typing import ClassVar
 import numpy as np
 
 from anonlab.datasets import Dataset
+from anonlab.guarantee import T_CLOSENESS, Guarantee
 from anonlab.methods.base import Method, Release, postprocess
 from anonlab.microaggregation import cluster_means
 from anonlab.tcloseness import GROUNDS
@@ -56,7 +57,24 @@ class TCloseness(Method):
     partition: ClassVar[str | None] = "record"
     option_choices: ClassVar[dict[str, tuple[str, ...]]] = {"ground": GROUNDS}
     algorithm: ClassVar[Algorithm]
+    numeric_only: ClassVar[bool] = True
+    needs_roles: ClassVar[tuple[str, ...]] = ("quasi_identifier", "confidential")
     computes_emd: ClassVar[bool] = True  # whether the algorithm takes the ground distance
+
+    #: what the algorithm's claim rests on (``None``: nothing beyond TCM's proofs)
+    caveat: ClassVar[str | None] = None
+
+    def claim(self, m: int) -> Guarantee:
+        # TCM §5–7: k-anonymity and t-closeness, t checked on every cluster
+        return Guarantee(
+            T_CLOSENESS,
+            T_CLOSENESS,
+            k=self.k,
+            t=self.t,
+            ground=self.ground,
+            t_unit="cluster",
+            caveat=self.caveat,
+        )
 
     def check_dataset(self, dataset: Dataset) -> None:
         """Numerical quasi-identifiers and one numerical confidential attribute: MDAV means
@@ -100,6 +118,8 @@ class TCloseMerge(TCloseness):
     nearest cluster until every cluster is t-close (§5)."""
 
     name: ClassVar[str] = "tclose_merge"
+    label: ClassVar[str] = "Alg. 1 (merge)"
+    colour: ClassVar[str | None] = "#2ca02c"  # green
     algorithm: ClassVar[Algorithm] = staticmethod(tclose_merge)
 
 
@@ -109,6 +129,8 @@ class TCloseKFirst(TCloseness):
     Algorithm 1, so the output is always t-close (§6)."""
 
     name: ClassVar[str] = "tclose_kfirst"
+    label: ClassVar[str] = "Alg. 2 (k-anonymity first)"
+    colour: ClassVar[str | None] = "#ff7f0e"  # orange
     algorithm: ClassVar[Algorithm] = staticmethod(tclose_kfirst)
 
 
@@ -120,6 +142,12 @@ class TCloseTFirst(TCloseness):
     only has to agree with the ``max_emd`` metric's."""
 
     name: ClassVar[str] = "tclose_tfirst"
+    caveat: ClassVar[str | None] = (
+        "Algorithm 3 alone may exceed t with tied confidential values or when k' "
+        "does not divide n (tclose_tfirst_merged does not)"
+    )
+    label: ClassVar[str] = "Alg. 3 (t-closeness first)"
+    colour: ClassVar[str | None] = "#393b79"  # indigo
     algorithm: ClassVar[Algorithm] = staticmethod(tclose_tfirst)
     computes_emd: ClassVar[bool] = False
 
@@ -130,4 +158,6 @@ class TCloseTFirstMerged(TCloseness):
     confidential values or k' not dividing n, where Algorithm 3 alone may exceed t."""
 
     name: ClassVar[str] = "tclose_tfirst_merged"
+    label: ClassVar[str] = "Alg. 3 + merging"
+    colour: ClassVar[str | None] = "#bcbd22"  # olive
     algorithm: ClassVar[Algorithm] = staticmethod(tclose_tfirst_merged)

@@ -2,49 +2,53 @@
 ``metric.of_release(view, release) -> float`` (a randomized one also takes an rng, and
 may return one value per class); per-attribute metrics also as
 ``metric(original, released, dataset)``. A metric's options (``option_choices``, config
-``options.<name>.<option>``) are set with ``get_metric(name, options)``."""
+``options.<name>.<option>``) are set with ``get_metric(name, options)``.
+
+A metric is one module-level :class:`AttributeMetric` or :class:`ReleaseMetric` in a
+module of this package, with its name, label, requirements and options; :data:`METRICS`
+is derived from them."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Mapping
 from typing import Any
 
 from anonlab.metrics.base import AttributeMetric, ReleaseMetric
-from anonlab.metrics.classification import F_MEASURE
-from anonlab.metrics.clusters import CLUSTER_MEAN, CLUSTER_MIN, MAX_EMD, RUNTIME, SSE_TCM
-from anonlab.metrics.correlation import CORRELATION_DIFFERENCE
-from anonlab.metrics.jsd import JSD
-from anonlab.metrics.marginals import MARGINAL_TVD
-from anonlab.metrics.relative_error import RE
-from anonlab.metrics.risk import INTERVAL_DISCLOSURE, RANK_LINKAGE, RECORD_LINKAGE
-from anonlab.metrics.sse import SSE, SSE_IDP, SSE_IDP_SD
-from anonlab.metrics.variance import VARIANCE_CHANGE
 from anonlab.validation import ParameterError, check_choice
 
 __all__ = ["METRICS", "AttributeMetric", "ReleaseMetric", "get_attribute_metric", "get_metric"]
 
-METRICS: dict[str, AttributeMetric | ReleaseMetric] = {
-    m.name: m
-    for m in (
-        RE,
-        JSD,
-        VARIANCE_CHANGE,
-        SSE,
-        CLUSTER_MIN,
-        CLUSTER_MEAN,
-        MAX_EMD,
-        SSE_TCM,
-        RUNTIME,
-        SSE_IDP,
-        SSE_IDP_SD,
-        F_MEASURE,
-        CORRELATION_DIFFERENCE,
-        MARGINAL_TVD,
-        RECORD_LINKAGE,
-        RANK_LINKAGE,
-        INTERVAL_DISCLOSURE,
-    )
-}
+#: the modules whose metrics come first, in this order (listings); any other module of
+#: the package follows, by name
+FAMILIES = (
+    "relative_error",
+    "jsd",
+    "variance",
+    "sse",
+    "clusters",
+    "classification",
+    "correlation",
+    "marginals",
+    "risk",
+)
+
+
+def _discover() -> dict[str, AttributeMetric | ReleaseMetric]:
+    """Every metric the package's modules define at module level, in module order
+    (:data:`FAMILIES` first), each in its module's definition order."""
+    modules = [m.name for m in pkgutil.iter_modules(__path__)]
+    found: dict[str, AttributeMetric | ReleaseMetric] = {}
+    for name in [*FAMILIES, *sorted(m for m in modules if m not in FAMILIES)]:
+        for metric in vars(importlib.import_module(f"{__name__}.{name}")).values():
+            if isinstance(metric, AttributeMetric | ReleaseMetric):
+                if found.setdefault(metric.name, metric) is not metric:
+                    raise TypeError(f"two metrics are named {metric.name!r}")
+    return found
+
+
+METRICS: dict[str, AttributeMetric | ReleaseMetric] = _discover()
 
 
 def get_metric(

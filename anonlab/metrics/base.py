@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from anonlab.datasets import Attribute, Dataset
-from anonlab.methods.base import Release
+from anonlab.release import Release
 from anonlab.validation import ParameterError, check_options
 
 PerAttribute = Callable[..., np.ndarray]  # (original, released, attributes, **options)
@@ -146,6 +146,8 @@ class AttributeMetric(_Options):
     option_choices: Mapping[str, tuple[Any, ...]] = field(default_factory=dict, hash=False)
     options: Mapping[str, Any] = field(default_factory=dict, hash=False)
     requires: tuple[str, ...] = ()
+    #: display name, with unit, in figures and tables (empty: the name)
+    label: str = field(default="", compare=False)
     #: the metric in two parts, when ``per_attribute`` is their composition: what depends
     #: on the original data only, ``reference(original, attributes, **options)``, computed
     #: once per data set view and shared by all its releases, and ``against(reference,
@@ -254,6 +256,8 @@ class ReleaseMetric(_Options):
     option_choices: Mapping[str, tuple[Any, ...]] = field(default_factory=dict, hash=False)
     options: Mapping[str, Any] = field(default_factory=dict, hash=False)
     requires: tuple[str, ...] = ()
+    #: display name, with unit, in figures and tables (empty: the name)
+    label: str = field(default="", compare=False)
     #: a measurement of the machine (run time): it varies between repetitions of a
     #: deterministic method, so the runner repeats every cell for it, interleaved, and
     #: no single value is exact

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from anonlab.datasets import Dataset
-from anonlab.methods.base import Release
 from anonlab.metrics.base import ReleaseMetric
+from anonlab.release import Release
 from anonlab.validation import ParameterError
 
 TRAIN_SHARE = 0.66  # iDP §4.2: "the first 66% of (masked, resp. original) records"
@@ -53,4 +53,5 @@ F_MEASURE = ReleaseMetric(
     " release, tested on the rest of the original data (one row per class)",
     randomized=True,
     requires=("target",),
+    label="F-measure",
 )

@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from anonlab.datasets import Dataset
-from anonlab.methods.base import Release
 from anonlab.metrics.base import ReleaseMetric
-from anonlab.tcloseness import GROUNDS, OrderedEMD
+from anonlab.partition import largest_emd, smallest_cluster
+from anonlab.release import Release
+from anonlab.tcloseness import GROUNDS
 from anonlab.validation import ParameterError
 
 
@@ -33,8 +34,7 @@ def _role(view: Dataset, role: str, metric: str) -> list[int]:
 def cluster_min(view: Dataset, release: Release) -> float:
     """Size of the smallest cluster, over every protected attribute's partition: the
     k-anonymity level actually reached (TCM Tables 1–3, "min")."""
-    labels = _labels(release, "cluster_min")
-    return float(min(np.bincount(labels[:, j]).min() for j in range(labels.shape[1])))
+    return float(smallest_cluster(_labels(release, "cluster_min")))
 
 
 def cluster_mean(view: Dataset, release: Release) -> float:
@@ -56,9 +56,8 @@ def max_emd(view: Dataset, release: Release, ground: str = "distinct") -> float:
             "metric 'max_emd' needs a record-level partition (one cluster "
             "per record, as microaggregation of the quasi-identifiers gives)"
         )
-    (j, *_) = _role(view, "confidential", "max_emd")
-    emd = OrderedEMD(view.frame[view.attributes[j].name].to_numpy(dtype=float), ground)
-    return float(emd.of_partition(labels[:, 0]).max())
+    _role(view, "confidential", "max_emd")
+    return largest_emd(view, labels, ground)
 
 
 def normalised_sse(view: Dataset, release: Release) -> float:
@@ -83,10 +82,18 @@ def runtime(view: Dataset, release: Release) -> float:
 
 
 CLUSTER_MIN = ReleaseMetric(
-    "cluster_min", cluster_min, "smallest cluster size", requires=("clusters",)
+    "cluster_min",
+    cluster_min,
+    "smallest cluster size",
+    requires=("clusters",),
+    label="Smallest cluster size",
 )
 CLUSTER_MEAN = ReleaseMetric(
-    "cluster_mean", cluster_mean, "mean cluster size", requires=("clusters",)
+    "cluster_mean",
+    cluster_mean,
+    "mean cluster size",
+    requires=("clusters",),
+    label="Mean cluster size",
 )
 MAX_EMD = ReleaseMetric(
     "max_emd",
@@ -94,11 +101,15 @@ MAX_EMD = ReleaseMetric(
     "largest EMD of a cluster (t-closeness level)",
     option_choices={"ground": GROUNDS},
     requires=("record_partition", "confidential"),
+    label="Largest cluster EMD (t reached)",
 )
 SSE_TCM = ReleaseMetric(
     "sse_tcm",
     normalised_sse,
     "TCM Eq. 5 normalised SSE of the QIs",
     requires=("quasi_identifier", "record_correspondence"),
+    label="Normalised SSE (TCM Eq. 5)",
 )
-RUNTIME = ReleaseMetric("runtime", runtime, "seconds of the method's protect call", measured=True)
+RUNTIME = ReleaseMetric(
+    "runtime", runtime, "seconds of the method's protect call", measured=True, label="Run time (s)"
+)

@@ -73,4 +73,5 @@ CORRELATION_DIFFERENCE = AttributeMetric(
     requires=("numerical",),
     reference=correlation_reference,
     against=correlation_against,
+    label="Mean |Δ correlation| over attribute pairs",
 )

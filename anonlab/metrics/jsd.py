@@ -164,4 +164,5 @@ JSD = AttributeMetric(
     option_choices={"bins": BINS},
     reference=jsd_reference,
     against=jsd_against,
+    label="Jensen–Shannon divergence (bits)",
 )

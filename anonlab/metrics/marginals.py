@@ -132,4 +132,5 @@ MARGINAL_TVD = AttributeMetric(
     option_choices={"bins": BINS},
     reference=marginal_reference,
     against=marginal_against,
+    label="2-way marginal TVD",
 )

@@ -63,4 +63,5 @@ RE = AttributeMetric(
     reference=re_reference,
     against=re_against,
     requires=("record_correspondence",),
+    label="Relative error (RE)",
 )

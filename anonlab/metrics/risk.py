@@ -42,8 +42,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from anonlab.datasets import Attribute, Dataset
-from anonlab.methods.base import Release
 from anonlab.metrics.base import ReleaseMetric
+from anonlab.release import Release
 
 #: bytes of one chunk's temporary (chunk × distinct released records) float array; a
 #: chunk holds about three of them, so the peak stays near 100 MB whatever n is
@@ -300,6 +300,7 @@ RECORD_LINKAGE = ReleaseMetric(
     "protected)",
     option_choices={"known": KNOWN},
     requires=("record_correspondence", "numerical"),
+    label="Record linkage risk (DBRL)",
 )
 RANK_LINKAGE = ReleaseMetric(
     "rank_linkage",
@@ -309,6 +310,7 @@ RANK_LINKAGE = ReleaseMetric(
     "known: roles | protected)",
     option_choices={"known": KNOWN},
     requires=("record_correspondence", "numerical"),
+    label="Rank-based record linkage risk",
 )
 
 
@@ -335,4 +337,5 @@ INTERVAL_DISCLOSURE = ReleaseMetric(
     "averaged over p = 1..10% (options percent, interval: rank | sd)",
     option_choices={"percent": PERCENTS, "interval": INTERVALS},
     requires=("record_correspondence", "numerical"),
+    label="Interval disclosure risk",
 )

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from anonlab.datasets import Attribute, Dataset
-from anonlab.methods.base import Release
 from anonlab.metrics.base import AttributeMetric, ReleaseMetric, semantic_distances
+from anonlab.release import Release
 from anonlab.validation import ParameterError
 
 
@@ -31,6 +31,7 @@ SSE = AttributeMetric(
     squared_errors,
     "sum of squared errors / m (raw units)",
     requires=("record_correspondence",),
+    label="SSE / m",
 )
 
 
@@ -61,10 +62,12 @@ SSE_IDP = ReleaseMetric(
     idp_mean_sse,
     "iDP mean SSE, Eq. (5) as printed: distances over variances, 1/m",
     requires=("numerical", "variance", "record_correspondence"),
+    label="Mean SSE (iDP Eq. 5)",
 )
 SSE_IDP_SD = ReleaseMetric(
     "sse_idp_sd",
     idp_mean_sse_sd,
     "iDP mean SSE with Eq. (5) over standard deviations instead",
     requires=("numerical", "variance", "record_correspondence"),
+    label="Mean SSE over σ (iDP)",
 )

@@ -43,4 +43,5 @@ VARIANCE_CHANGE = AttributeMetric(
     "relative change of variance (option absolute)",
     option_choices={"absolute": ABSOLUTE},
     requires=("numerical", "variance"),
+    label="Δσ² (relative variance change)",
 )

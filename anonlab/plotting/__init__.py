@@ -9,21 +9,16 @@ from typing import Any
 
 from anonlab.plotting.names import (
     AXIS_NAMES,
-    METHOD_NAMES,
-    METRIC_NAMES,
     axis_name,
     method_name,
     metric_name,
     value_label,
 )
 from anonlab.plotting.spec import FigureSpec, curve_means, point_values
-from anonlab.plotting.styles import METHOD_COLORS, method_color
+from anonlab.plotting.styles import method_color
 
 __all__ = [
     "AXIS_NAMES",
-    "METHOD_COLORS",
-    "METHOD_NAMES",
-    "METRIC_NAMES",
     "FigureSpec",
     "axis_name",
     "curve_means",

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from anonlab.methods.guarantees import COLUMNS as GUARANTEE_COLUMNS
+from anonlab.guarantee import COLUMNS as GUARANTEE_COLUMNS
 from anonlab.validation import ParameterError
 
 

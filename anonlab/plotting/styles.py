@@ -1,4 +1,5 @@
-"""Line styles shared by every figure: one fixed colour per method, so figures compare.
+"""Line styles shared by every figure: one fixed colour per method (its ``colour``), so
+figures compare.
 
 Colour tells the method, a marker tells the series value (ε, α, …), the line style tells a
 curve (solid) from a reference line (a method that ignores the x axis: dashed, dotted, …).
@@ -9,33 +10,10 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
-from anonlab.methods import split_variant
+from anonlab.methods import method_class, split_variant
+from anonlab.validation import ParameterError
 
-# Methods drawn in one figure (by experiment) get clearly different colours:
-# laplace/ir/ir_laplace/mdav/imdav*; tclose_*; original/dp/dp_um/idp_*.
-METHOD_COLORS: dict[str, str] = {
-    "laplace": "#7f7f7f",  # gray
-    "ir": "#1f77b4",  # blue
-    "ir_laplace": "#d62728",  # red
-    "mdav": "#8c564b",  # brown
-    "imdav": "#17becf",  # cyan
-    "imdav_laplace": "#9467bd",  # purple
-    "imdav_laplace_composed": "#e377c2",  # pink
-    "tclose_merge": "#2ca02c",  # green
-    "tclose_kfirst": "#ff7f0e",  # orange
-    "tclose_tfirst": "#393b79",  # indigo
-    "tclose_tfirst_merged": "#bcbd22",  # olive
-    "dp": "#843c39",  # dark red
-    "dp_um": "#637939",  # dark green
-    "idp_ls": "#3182bd",  # mid blue
-    "idp_cbls": "#e6550d",  # dark orange
-    "original": "#000000",  # black
-    "mst": "#31a354",  # mid green
-    "aim": "#756bb1",  # slate purple
-}
-"""The colour of every registered method, the same in every figure."""
-
-# Methods without a colour above (registered by a user): a colour chosen by name.
+# Methods that declare no colour (registered by a user): a colour chosen by name.
 FALLBACK_COLORS = (
     "#5254a3",
     "#8ca252",
@@ -79,7 +57,7 @@ VARIANT_SHADE = 0.55
 
 
 def method_color(name: str) -> str:
-    """The fixed colour of method ``name``: from :data:`METHOD_COLORS`, else by its name.
+    """The fixed colour of method ``name``: the one its class declares, else by its name.
 
     Parameters
     ----------
@@ -95,8 +73,12 @@ def method_color(name: str) -> str:
     if form is not None:  # a release form of a method: its colour, darkened
         red, green, blue = (int(method_color(base)[i : i + 2], 16) for i in (1, 3, 5))
         return "#{:02x}{:02x}{:02x}".format(*(int(c * VARIANT_SHADE) for c in (red, green, blue)))
-    if name in METHOD_COLORS:
-        return METHOD_COLORS[name]
+    try:
+        declared = method_class(name).colour
+    except ParameterError:  # not registered
+        declared = None
+    if declared:
+        return declared
     return FALLBACK_COLORS[zlib.crc32(str(name).encode()) % len(FALLBACK_COLORS)]
 
 

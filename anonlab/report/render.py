@@ -240,7 +240,7 @@ def _claim_html(claim: ClaimView, notes: str, command: str | None = None) -> str
     out = [
         f'<div class="claim {_css(r.status)}" id="claim-{_e(r.id)}">',
         f'<span class="badge {_css(r.status)}">{_e(r.status)}</span> <b>{_e(r.id)}</b> '
-        f'<span class="meta">{_e(r.paper)} {_e(r.section)} · {_e(r.kind)}'
+        f'<span class="meta">{_e(f"{r.paper} " if r.paper else "")}{_e(r.section)} · {_e(r.kind)}'
         f"{' · ' + _e(r.metric) if r.metric else ''}{link}</span>",
         f"<blockquote>“{_e(r.quote)}”</blockquote>",
         f'<div class="tol">judges: {_e(r.slice)}</div>' if r.slice else "",
@@ -424,7 +424,7 @@ def _claim_md(claim: ClaimView, command: str | None = None) -> list[str]:
     r = claim.result
     link = f" ([notes]({NOTES_MD}{r.notes}))" if r.notes else ""
     out = [
-        f"- **{r.status}** `{r.id}` ({r.paper} {r.section}, {r.kind}"
+        f"- **{r.status}** `{r.id}` ({f'{r.paper} ' if r.paper else ''}{r.section}, {r.kind}"
         f"{', ' + r.metric if r.metric else ''}){link}: “{_md(r.quote)}”  ",
         f"  {_md(_verdict_line(r))}",
     ]

@@ -95,10 +95,11 @@ class Run:
         return str(self.config.get("stage") or preregistration.EXPLORATORY)
 
     def claim_digests(self) -> dict[str, str]:
-        """Each claim's digest as the run recorded it (its config's claims)."""
+        """Each claim's digest as the run recorded it (its config's claims, resolved as
+        :func:`~anonlab.catalog.resolved_claims` resolves them)."""
         return {
             str(c.get("id")): claim_digest(c)
-            for c in self.config.get("claims") or ()
+            for c in catalog.resolved_claims(self.config)
             if isinstance(c, Mapping)
         }
 
@@ -431,11 +432,12 @@ def _span(values: pd.Series) -> str:
 
 def guarantee_rows(table: pd.DataFrame | None) -> list[dict[str, str]]:
     """What each method's releases guarantee over the run's grid, from the results table's
-    guarantee columns (:data:`anonlab.methods.guarantees.COLUMNS`): what the paper claims,
+    guarantee columns (:data:`anonlab.guarantee.COLUMNS`): what the paper claims,
     the notion as released (``guarantee``), the ε spent per attribute and in total, the k
     and t reached (ranges over the grid), why the notion is weaker than the claim
     (``reason``) and the caveats. A table written before those columns existed gives the
     stated guarantee (:func:`~anonlab.methods.guarantees.stated`)."""
+    from anonlab.methods import method_class
     from anonlab.methods.guarantees import stated
 
     if table is None or table.empty:
@@ -443,7 +445,9 @@ def guarantee_rows(table: pd.DataFrame | None) -> list[dict[str, str]]:
     rows = []
     for method, group in table.groupby("method", sort=False):
         if "guarantee" not in group:
-            rows.append({"method": str(method), "claimed": f"{stated(str(method))} (stated)"})
+            rows.append(
+                {"method": str(method), "claimed": f"{stated(method_class(str(method)))} (stated)"}
+            )
             continue
         rows.append(
             {
@@ -645,7 +649,7 @@ def build_view(results_dir: Path, conf_dir: Path = CONF_DIR) -> ReportView:
         if run.provenance != PAPER:
             custom.append(run)
         elif entry is None:  # an experiment the configs do not name as a paper's
-            raw = run.config.get("claims") or []
+            raw = catalog.resolved_claims(run.config)
             others.append((run, judge_claims(raw, run.table())))
         else:
             primary = entry.primary

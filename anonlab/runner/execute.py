@@ -12,12 +12,12 @@ from joblib import effective_n_jobs
 from tqdm.auto import tqdm
 
 from anonlab.datasets import Dataset
+from anonlab.guarantee import BOOL_COLUMNS as GUARANTEE_BOOLS
+from anonlab.guarantee import COLUMNS as GUARANTEE_COLUMNS
+from anonlab.guarantee import FLOAT_COLUMNS as GUARANTEE_FLOATS
+from anonlab.guarantee import INT_COLUMNS as GUARANTEE_INTS
+from anonlab.guarantee import TEXT_COLUMNS as GUARANTEE_TEXTS
 from anonlab.methods import Method, method_class
-from anonlab.methods.guarantees import BOOL_COLUMNS as GUARANTEE_BOOLS
-from anonlab.methods.guarantees import COLUMNS as GUARANTEE_COLUMNS
-from anonlab.methods.guarantees import FLOAT_COLUMNS as GUARANTEE_FLOATS
-from anonlab.methods.guarantees import INT_COLUMNS as GUARANTEE_INTS
-from anonlab.methods.guarantees import TEXT_COLUMNS as GUARANTEE_TEXTS
 from anonlab.metrics import get_attribute_metric, get_metric
 from anonlab.runner.checkpoint import ROW_KEY, Checkpoint
 from anonlab.runner.grid import DATASET_AXES, Cell

@@ -13,9 +13,15 @@ from typing import Any
 
 import pandas as pd
 
-from anonlab import preregistration
-from anonlab.catalog import apply_reading
-from anonlab.config import OVERRIDES_KEY, PAPER_PROFILE, apply_profile
+from anonlab.config import (
+    CONFIRMATORY,
+    CONFIRMATORY_SEED_KEY,
+    EXPLORATORY,
+    OVERRIDES_KEY,
+    PAPER_PROFILE,
+    STAGES,
+    apply_profile,
+)
 from anonlab.datasets import Dataset, load_dataset
 from anonlab.methods import METHODS, method_class
 from anonlab.metrics import (
@@ -27,8 +33,8 @@ from anonlab.metrics import (
 )
 from anonlab.plotting import FigureSpec, metric_name
 from anonlab.plotting.tables import TableBuilder, load_builder, write_table_files
-from anonlab.preregistration import CONFIRMATORY, EXPLORATORY, STAGES
-from anonlab.provenance import PAPER, custom_overrides, override_key, provenance, run_folder
+from anonlab.provenance import override_key, provenance, run_folder
+from anonlab.readings import apply_reading
 from anonlab.runner.checkpoint import Checkpoint, checkpoint_key, folder_lock, note
 from anonlab.runner.execute import RUNNERS, RunnerSpec, run_cells
 from anonlab.runner.grid import DATASET_AXES, Cell, expand_grid
@@ -255,7 +261,7 @@ def domain_notes(datasets: Sequence[Dataset]) -> list[str]:
 def build_experiment(config: Mapping[str, Any]) -> Experiment:
     """Validate a resolved config and build the :class:`Experiment`; nothing is written.
     The config's ``profile`` overrides (:func:`~anonlab.config.apply_profile`) apply, then
-    its ``reading``'s (:func:`~anonlab.catalog.apply_reading`). The output folder follows
+    its ``reading``'s (:func:`~anonlab.readings.apply_reading`). The output folder follows
     the run's provenance (:func:`~anonlab.provenance.run_folder`), judged from
     ``config["overrides"]``, the overrides it was composed from (none when absent).
     ``options`` (``{method or metric: {option: value}}``) is checked here (see
@@ -267,20 +273,11 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     reps = check_int(config.get("reps", 1), "reps", 1)
     seed = check_int(config.get("seed", 0), "seed", 0, MAX_SEED)
     stage = check_choice(str(config.get("stage") or EXPLORATORY), "stage", STAGES)
-    if stage == CONFIRMATORY:
-        if any(override_key(o) == "seed" for o in overrides):
-            raise ParameterError(
-                "seed cannot be set with stage=confirmatory: the confirmatory "
-                "run uses the pre-registered confirmatory_seed "
-                "(conf/preregistration.yaml)"
-            )
-        if provenance(overrides) != PAPER:
-            raise ParameterError(
-                "stage=confirmatory confirms the paper's runs; these overrides "
-                f"make the run custom: {custom_overrides(overrides)}"
-            )
-        seed = preregistration.load().confirmatory_seed
-        config = {**config, "seed": seed}
+    if stage == CONFIRMATORY and config.get(CONFIRMATORY_SEED_KEY) != seed:
+        raise ParameterError(
+            "stage=confirmatory runs on the pre-registered seed only; prepare the "
+            "config with anonlab.preregistration.staged (anonlab run does)"
+        )
     n_jobs = check_int(config.get("n_jobs", -1), "n_jobs", -(2**31))
     if n_jobs == 0:
         raise ParameterError(

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from anonlab.datasets import Dataset
+from anonlab.guarantee import APPROX_DP, Guarantee
 from anonlab.mechanisms.accounting import zcdp_rho
 from anonlab.methods.base import Method, Release, postprocess
 from anonlab.methods.synthetic.encoding import Encoding, attribute_size
@@ -20,6 +21,13 @@ from anonlab.methods.synthetic.settings import (
     SYNTH_EXTRA,
 )
 from anonlab.validation import ParameterError
+
+SYNTHETIC_CAVEAT = (
+    "synthetic records, which correspond to no original record; ρ-zCDP "
+    "converted to (ε, δ) by Canonne-Kamath-Steinke's bound, for neighbours "
+    "that differ in one record replaced (n public); the Gaussian noise of "
+    "the marginals is drawn in floating point and is not released itself"
+)
 
 
 def require_mbi() -> None:
@@ -41,6 +49,7 @@ class _Synthetic(Method):
     partition: ClassVar[str | None] = None
     record_aligned: ClassVar[bool] = False  # synthetic records match no original record
     carries_class: ClassVar[bool] = True  # the class is synthesised with the records
+    needs_bounds: ClassVar[bool] = True  # numerical attributes are binned over their domains
     option_choices: ClassVar[dict[str, tuple[Any, ...]]] = {
         "bins": BIN_CHOICES,
         "delta": DELTA_CHOICES,
@@ -59,6 +68,12 @@ class _Synthetic(Method):
                     f"taxonomy {attr.taxonomy.name!r}; column {attr.name!r} "
                     "also holds inner concepts: map them to labels first"
                 )
+
+    def claim(self, m: int) -> Guarantee:
+        # MST, AIM: ρ-zCDP for ρ = zcdp_rho(ε, δ), the record synthesised as one unit
+        return Guarantee(
+            APPROX_DP, APPROX_DP, None, self.epsilon, delta=self.delta, caveat=SYNTHETIC_CAVEAT
+        )
 
     @property
     def rho(self) -> float:
@@ -92,6 +107,8 @@ class Mst(_Synthetic):
     published script."""
 
     name: ClassVar[str] = "mst"
+    label: ClassVar[str] = "MST (DP synthetic data)"
+    colour: ClassVar[str | None] = "#31a354"  # mid green
 
     def synthesize(
         self, codes: np.ndarray, sizes: tuple[int, ...], rng: np.random.Generator
@@ -108,6 +125,8 @@ class Aim(_Synthetic):
     as for ``mst``."""
 
     name: ClassVar[str] = "aim"
+    label: ClassVar[str] = "AIM (DP synthetic data)"
+    colour: ClassVar[str | None] = "#756bb1"  # slate purple
 
     def synthesize(
         self, codes: np.ndarray, sizes: tuple[int, ...], rng: np.random.Generator

@@ -2,7 +2,9 @@
 (``claims:``) and judged against its stored results with the uncertainty of our own
 numbers.
 
-A claim names its paper, section and quote, a ``kind`` and the numbers it is about. Each
+A claim names its paper, section and quote, a ``kind`` and the numbers it is about; it is
+parsed as :func:`anonlab.catalog.resolved_claims` gives it, its ``paper`` and ``notes``
+inherited from its experiment (a claim of an experiment with no paper has none). Each
 kind is one module with its fields, its parser and its evaluator: :mod:`.ordering`,
 :mod:`.crossover`, :mod:`.monotone`, :mod:`.growth`, :mod:`.extremum`, :mod:`.ratio`, :mod:`.cells`,
 :mod:`.bound`, and :mod:`.privacy` (a paper's privacy statement judged by the audit);
@@ -136,7 +138,7 @@ def parse_claim(raw: Mapping[str, Any], position: int = 0) -> Claim:
     claim_id = c.text("id")
     if not _ID.match(claim_id):
         raise c.error("id", f"must be lower-case letters, digits and '_', got {claim_id!r}")
-    paper = c.text("paper")
+    paper = c.text("paper", required=False)  # none: a claim of an experiment with no paper
     section, quote = c.text("section"), c.text("quote")
     kind = c.choice("kind", tuple(KINDS))
     fields = KINDS[kind].FIELDS

@@ -78,10 +78,11 @@ class Selection:
 
 @dataclass(frozen=True)
 class Claim:
-    """One validated claim; ``params`` holds the fields of its kind."""
+    """One validated claim; ``params`` holds the fields of its kind. ``paper`` is ``None``
+    for a claim of an experiment with no paper (the arena's own, a custom experiment's)."""
 
     id: str
-    paper: str
+    paper: str | None
     section: str
     quote: str
     kind: str
@@ -298,7 +299,7 @@ class ClaimResult:
     def of(cls, claim: Claim, status: str, ours: str, reps: int | None = None) -> ClaimResult:
         return cls(
             claim.id,
-            claim.paper,
+            claim.paper or "",  # the report names no paper for a claim without one
             claim.section,
             claim.quote,
             claim.kind,

@@ -1,0 +1,135 @@
+"""A release's guarantee as data: what its paper claims (``claimed``) beside what holds for
+the release as returned (``notion``), with the reason when they differ. Each method states
+its own (:meth:`anonlab.methods.base.Method.claim`); :mod:`anonlab.methods.guarantees`
+derives what holds from the release's form, sampler, bounds and randomness.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+DP = "ε-DP"
+APPROX_DP = "(ε, δ)-DP"
+IDP = "ε-iDP"
+K_ANONYMITY = "k-anonymity of the protected attributes"
+T_CLOSENESS = "k-anonymity and t-closeness"
+NONE = "none"
+#: the notions that bound a privacy loss ε
+PRIVACY_NOTIONS = (DP, APPROX_DP, IDP)
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """The guarantee of one release.
+
+    Attributes
+    ----------
+    notion : what holds for the release as returned: :data:`DP`, :data:`APPROX_DP`,
+        :data:`IDP`, :data:`K_ANONYMITY`, :data:`T_CLOSENESS` or :data:`NONE`.
+    claimed : what the method's paper claims for its mechanism (same vocabulary).
+    epsilon_per_attribute, epsilon_total : the ε the claim spends on each protected
+        attribute and on the record, by sequential composition over the m attributes
+        (``None`` without noise; per attribute ``None`` for synthetic data).
+    notion_epsilon : the ε in total for which ``notion`` holds (``None`` for a notion
+        without ε); it can exceed ``epsilon_total`` (``imdav_laplace``).
+    k, t : the k-anonymity and t-closeness levels: the targets for a method
+        (:func:`guarantee`), the levels reached for a release (:func:`of_release`).
+    caveat : conditions the notion rests on (public bounds, a seed), or ``None``.
+    reason : why ``notion`` is weaker than ``claimed``, or ``None`` when it is not.
+    delta : the δ of :data:`APPROX_DP`.
+    form : the release form (records, shuffled_columns, shuffled_rows).
+    sampler : the Laplace sampler (numpy, discrete), ``None`` without Laplace noise.
+    seeded : whether the release's randomness came from a given seed (reproducible by
+        anyone who knows it) rather than fresh OS entropy; ``None`` for a deterministic
+        method and for a method's stated guarantee.
+    record_aligned : whether released row i is a version of record i.
+    ground, t_unit, l : t-closeness only: the EMD ground distance, the unit t is checked
+        on (``cluster``: every cluster, so every released equivalence class, a union of
+        clusters, is within it by the convexity of the EMD), and the l-diversity reached
+        (fewest distinct confidential values in a cluster).
+    """
+
+    notion: str
+    claimed: str | None = None
+    epsilon_per_attribute: float | None = None
+    epsilon_total: float | None = None
+    notion_epsilon: float | None = None
+    k: int | None = None
+    t: float | None = None
+    caveat: str | None = None
+    reason: str | None = None
+    delta: float | None = None
+    form: str = "records"
+    sampler: str | None = None
+    seeded: bool | None = None
+    record_aligned: bool = True
+    ground: str | None = None
+    t_unit: str | None = None
+    l: int | None = None  # noqa: E741 - l-diversity's own letter
+
+    def __post_init__(self) -> None:
+        if self.claimed is None:
+            object.__setattr__(self, "claimed", self.notion)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a plain dict (``DataFrame.attrs``, JSON)."""
+        return asdict(self)
+
+    def as_columns(self) -> dict[str, Any]:
+        """The fields as result-table columns: ``guarantee`` (the notion as released) and
+        ``guarantee_<field>`` (:data:`COLUMNS`)."""
+        values = self.__dict__  # written per job: no asdict's deep copy
+        return {
+            "guarantee": self.notion,
+            **{f"guarantee_{name}": values[name] for name in FIELDS[1:]},
+        }
+
+
+#: the fields in the result table's order (:meth:`Guarantee.as_columns`)
+FIELDS = (
+    "notion",
+    "claimed",
+    "epsilon_per_attribute",
+    "epsilon_total",
+    "notion_epsilon",
+    "k",
+    "t",
+    "caveat",
+    "reason",
+    "delta",
+    "form",
+    "sampler",
+    "seeded",
+    "record_aligned",
+    "ground",
+    "t_unit",
+    "l",
+)
+#: the result table's guarantee columns, in order
+COLUMNS = ("guarantee", *(f"guarantee_{name}" for name in FIELDS[1:]))
+#: their dtypes in the result table (the others are strings)
+FLOAT_COLUMNS = (
+    "guarantee_epsilon_per_attribute",
+    "guarantee_epsilon_total",
+    "guarantee_notion_epsilon",
+    "guarantee_t",
+    "guarantee_delta",
+)
+INT_COLUMNS = ("guarantee_k", "guarantee_l")
+BOOL_COLUMNS = ("guarantee_seeded", "guarantee_record_aligned")
+TEXT_COLUMNS = tuple(c for c in COLUMNS if c not in (*FLOAT_COLUMNS, *INT_COLUMNS, *BOOL_COLUMNS))
+
+
+__all__ = [
+    "APPROX_DP",
+    "COLUMNS",
+    "DP",
+    "FIELDS",
+    "IDP",
+    "K_ANONYMITY",
+    "NONE",
+    "PRIVACY_NOTIONS",
+    "T_CLOSENESS",
+    "Guarantee",
+]
