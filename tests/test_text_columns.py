@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from anonlab.datasets import build_dataset, load_dataset
-from anonlab.methods import make_method
+from anonlab.methods import METHODS, make_method
 from anonlab.runner import expand_grid
 from anonlab.semantics.taxonomy import read_hierarchy
 from anonlab.validation import ParameterError
@@ -23,9 +23,10 @@ from anonlab.validation import ParameterError
 #   Rome  Milan   Oslo
 PARENT_CSV = "value,parent\nRome,Italy\nMilan,Italy\nItaly,Europe\nOslo,Norway\nNorway,Europe\n"
 ARX_CSV = "Rome;Italy;Europe\nMilan;Italy;Europe\nOslo;Norway;Europe\n"
-CAPABLE = ["laplace", "ir", "ir_laplace", "imdav", "imdav_laplace", "imdav_laplace_composed"]
-NUMERICAL_ONLY = ["mdav", "dp", "dp_um", "idp_ls", "idp_cbls"]
-TCLOSE = ["tclose_merge", "tclose_kfirst", "tclose_tfirst", "tclose_tfirst_merged"]
+# from what each method declares: the tests check the declarations hold
+CAPABLE = [n for n, c in METHODS.items() if "record-aligned" in c.tags() and not c.numeric_only]
+NUMERICAL_ONLY = [n for n, c in METHODS.items() if c.numeric_only and not c.needs_roles]
+TCLOSE = [n for n, c in METHODS.items() if c.needs_roles]
 PARAMS = {"k": 3, "epsilon": 1.0, "t": 0.5}
 
 

@@ -24,6 +24,7 @@ What holds for a release as returned depends on more than the mechanism:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -182,7 +183,17 @@ def stated(cls: type[Method]) -> str:
     """The guarantee of method class ``cls`` in symbols, for listings: what its paper
     claims, e.g. ``claims ε-DP: ε/m per attribute, ε in total``, what holds in each form
     the method offers with the sampler a library release uses, and its caveat."""
+    # the shared axes at values whose symbols read back (ε/m, m·ε); an axis of the
+    # method's own at its default
     grid = {"k": 3, "epsilon": 1.0, "t": 0.5}
+    grid |= {
+        f.name: f.default
+        for f in dataclasses.fields(cls)
+        if f.name not in grid and f.default is not dataclasses.MISSING
+    }
+    unset = [axis for axis in cls.axes if axis not in grid]
+    if unset:
+        return f"stated for given values of {', '.join(unset)} (no default)"
 
     def made(options: dict) -> Method:
         return cls(**{axis: grid[axis] for axis in cls.axes}, **options)
