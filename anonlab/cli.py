@@ -202,7 +202,7 @@ def listing(conf_dir: Path = CONF_DIR) -> str:
     """What exists, a line each with its description (:mod:`anonlab.listing`): every
     registered method (with the grid axes it depends on and its guarantee), metric, data
     set config and paper experiment."""
-    from anonlab import listing as tables
+    import anonlab.listing as tables
     from anonlab.datasets import LOADERS
 
     lines = ["methods (name, grid axes: description; guarantee):"]

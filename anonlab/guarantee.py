@@ -7,7 +7,7 @@ derives what holds from the release's form, sampler, bounds and randomness.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 DP = "ε-DP"
 APPROX_DP = "(ε, δ)-DP"
@@ -121,6 +121,31 @@ BOOL_COLUMNS = ("guarantee_seeded", "guarantee_record_aligned")
 TEXT_COLUMNS = tuple(c for c in COLUMNS if c not in (*FLOAT_COLUMNS, *INT_COLUMNS, *BOOL_COLUMNS))
 
 
+class Mechanism(Protocol):
+    """What deriving a guarantee reads of a method: its privacy map (:meth:`claim`, and
+    :meth:`holds` for what holds when nothing voids it) and what decides the release as
+    returned (form, sampler, randomness, cluster noise, re-ranking). Every
+    :class:`anonlab.methods.base.Method` is one."""
+
+    name: ClassVar[str]
+    axes: ClassVar[tuple[str, ...]]
+    forms: ClassVar[tuple[str, ...]]
+    rows_need_one_attribute: ClassVar[bool]
+    draws_laplace: ClassVar[bool]
+    randomized: ClassVar[bool]
+    cluster_noise: ClassVar[bool]
+    reranking: ClassVar[str | None]
+    form: str
+    sampler: str
+
+    @property
+    def record_aligned(self) -> bool: ...
+
+    def claim(self, m: int) -> Guarantee: ...
+
+    def holds(self, stated: Guarantee, m: int) -> Guarantee: ...
+
+
 __all__ = [
     "APPROX_DP",
     "COLUMNS",
@@ -132,4 +157,5 @@ __all__ = [
     "PRIVACY_NOTIONS",
     "T_CLOSENESS",
     "Guarantee",
+    "Mechanism",
 ]

@@ -176,7 +176,7 @@ def claims_digest(conf_dir: Path = CONF_DIR, source_prefix: str = "") -> str:
     """The SHA-256 of every paper experiment's claims and readings (their encodings);
     ``source_prefix`` names the claims' sources as they were written before they moved
     into ``anonlab`` (``"experiments."``), to recompute a digest frozen then."""
-    from anonlab import catalog
+    import anonlab.catalog as catalog
 
     frozen = {}
     for entry in catalog.experiments(conf_dir):

@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from anonlab import data_fetch
+import anonlab.data_fetch as data_fetch
 from anonlab.data_fetch import download
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from anonlab import data_fetch
+import anonlab.data_fetch as data_fetch
 from anonlab.data_fetch import ChecksumError
 
 __all__ = [

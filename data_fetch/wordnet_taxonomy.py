@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from anonlab import data_fetch
+import anonlab.data_fetch as data_fetch
 
 __all__ = [
     "ATTRIBUTES",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from anonlab import data_fetch
+import anonlab.data_fetch as data_fetch
 from anonlab.datasets.nhds import read_patient_discharge
 from anonlab.validation import ParameterError
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from anonlab import data_fetch
+import anonlab.data_fetch as data_fetch
 from anonlab.validation import ParameterError, check_int
 
 NHDS_FILE = "NHDS10.PU.txt.bz2"

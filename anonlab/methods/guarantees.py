@@ -35,13 +35,14 @@ from anonlab.guarantee import (
     PRIVACY_NOTIONS,
     T_CLOSENESS,
     Guarantee,
+    Mechanism,
 )
 from anonlab.partition import fewest_distinct, largest_emd, smallest_cluster
 from anonlab.validation import check_int
 
-if TYPE_CHECKING:  # the methods' base module carries a Guarantee on each Release
+if TYPE_CHECKING:
     from anonlab.datasets import Dataset
-    from anonlab.methods.base import Method, Release
+    from anonlab.release import Release
 
 
 RECORD_ORDER = (
@@ -71,14 +72,14 @@ SEEDED = (
 )
 
 
-def claim(method: Method, m: int) -> Guarantee:
+def claim(method: Mechanism, m: int) -> Guarantee:
     """What the paper of ``method`` claims for its release of ``m`` attributes, with the k
     and t it targets: the method's own :meth:`~anonlab.methods.base.Method.claim`."""
     return method.claim(check_int(m, "m", 1))
 
 
 @functools.lru_cache(maxsize=4096)
-def guarantee(method: Method, m: int) -> Guarantee:
+def guarantee(method: Mechanism, m: int) -> Guarantee:
     """The guarantee of ``method``'s release of ``m`` attributes in its form and with its
     sampler: the paper's claim (:func:`claim`) and what holds for the release as
     returned, with the reasons they differ (computed once per method and m: a method
@@ -125,7 +126,7 @@ def _join(*parts: str | None) -> str | None:
 
 
 def of_release(
-    method: Method, release: Release, *, seeded: bool = True, strict_bounds: bool = False
+    method: Mechanism, release: Release, *, seeded: bool = True, strict_bounds: bool = False
 ) -> Guarantee:
     """The guarantee ``release`` carries: :func:`guarantee` for its m attributes, with the
     k, t and l it reaches (its smallest cluster, its largest cluster EMD, its fewest
@@ -179,7 +180,7 @@ def of_release(
     return stated
 
 
-def stated(cls: type[Method]) -> str:
+def stated(cls: type[Mechanism]) -> str:
     """The guarantee of method class ``cls`` in symbols, for listings: what its paper
     claims, e.g. ``claims ε-DP: ε/m per attribute, ε in total``, what holds in each form
     the method offers with the sampler a library release uses, and its caveat."""
@@ -195,7 +196,7 @@ def stated(cls: type[Method]) -> str:
     if unset:
         return f"stated for given values of {', '.join(unset)} (no default)"
 
-    def made(options: dict) -> Method:
+    def made(options: dict) -> Mechanism:
         return cls(**{axis: grid[axis] for axis in cls.axes}, **options)
 
     options = {"sampler": "discrete"} if cls.draws_laplace else {}

@@ -19,7 +19,8 @@ from typing import Any
 
 import pandas as pd
 
-from anonlab import catalog, preregistration
+import anonlab.catalog as catalog
+import anonlab.preregistration as preregistration
 from anonlab.config import CONF_DIR, PAPER_PROFILE
 from anonlab.preregistration import CONFIRMATORY, claim_digest
 from anonlab.provenance import CUSTOM, PAPER
