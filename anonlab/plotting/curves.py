@@ -5,6 +5,12 @@ reference lines, as the papers draw their baselines. Every text a reader sees us
 human names of :mod:`anonlab.plotting.names`; every method keeps its colour of
 :mod:`anonlab.plotting.styles` in every figure; one legend, below the panels, lists each
 line once.
+
+What a reader can trust: a line through means over repetitions carries its 95 % Student-t
+band (:func:`~anonlab.plotting.spec.curve_bands`; none where every repetition gave the
+same value), the panels of a figure share their y range unless its spec says otherwise
+(``sharey``), and a mean of 0 (or below) on a log axis is a hollow triangle on the axis
+floor, named in the legend, not a point that silently vanishes.
 """
 
 from __future__ import annotations
@@ -24,26 +30,35 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.artist import Artist  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.collections import PolyCollection  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.layout_engine import ConstrainedLayoutEngine  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
 from anonlab.io import write_atomic  # noqa: E402
 from anonlab.methods import METHODS, method_class  # noqa: E402
 from anonlab.plotting.names import axis_name, method_name, metric_name, value_label  # noqa: E402
-from anonlab.plotting.spec import FigureSpec, curve_means  # noqa: E402
+from anonlab.plotting.spec import FigureSpec, curve_bands, pooled_bands  # noqa: E402
 from anonlab.plotting.styles import (  # noqa: E402
+    BAND_ALPHA,
     CURVE_STYLES,
     CURVE_WIDTH,
     REFERENCE_STYLES,
     REFERENCE_WIDTH,
     SERIES_MARKERS,
+    ZERO_LABEL,
+    band_visible,
     mark_every,
     method_color,
+    zero_marker_style,
 )
 from anonlab.validation import ParameterError  # noqa: E402
 
 PANEL_WIDTH, PANEL_HEIGHT = 4.2, 3.2  # inches
 LEGEND_FONTSIZE = 8
+DPI = 150  # of the PNG; the layout is computed at it
+#: legend rank of the note on zeros on a log axis: after every method's column
+ZERO_RANK = (1 << 30, 0)
 
 
 def _matching(frame: pd.DataFrame, column: str | None, value: Any) -> pd.DataFrame:
@@ -145,7 +160,8 @@ def _in_registry_order(methods: Sequence[str]) -> list[str]:
 
 
 def plot_curves(table: pd.DataFrame, spec: FigureSpec) -> Figure:
-    """Draw ``spec`` from the result ``table`` (mean over repetitions).
+    """Draw ``spec`` from the result ``table``: means over repetitions, each with its 95 %
+    t band where repetitions differ.
 
     Parameters
     ----------
@@ -157,11 +173,11 @@ def plot_curves(table: pd.DataFrame, spec: FigureSpec) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        A panel per facet (and row) value, human names on axes, titles and legend, one
-        legend below the panels.
+        A panel per facet (and row) value, sharing the y range unless ``spec.sharey`` is
+        false, human names on axes, titles and legend, one legend below the panels.
     """
     by_attribute = "attribute" in (spec.facet, spec.row, spec.series)
-    means = curve_means(table, spec.metric, by_attribute)
+    means = curve_bands(table, spec.metric, by_attribute)
     if means.empty:
         raise ParameterError(f"figure {spec.name!r}: no rows for metric {spec.metric!r}")
 
@@ -176,7 +192,8 @@ def plot_curves(table: pd.DataFrame, spec: FigureSpec) -> Figure:
     look = _Look.build(means, spec, methods, values_of(spec.series))
     width = PANEL_WIDTH * len(facets) + 0.6 if len(facets) > 1 else 6.0
     fig = plt.figure(figsize=(width, PANEL_HEIGHT * len(rows) + 0.6), layout="constrained")
-    axes = fig.subplots(len(rows), len(facets), squeeze=False, sharey=False)
+    # shared y: panels compare at a glance (only the first column labels the y ticks)
+    axes = fig.subplots(len(rows), len(facets), squeeze=False, sharey=spec.sharey)
     entries: dict[str, tuple[tuple[int, int], Artist]] = {}
     for r, row in enumerate(rows):
         for c, (ax, facet) in enumerate(zip(axes[r], facets, strict=True)):
@@ -226,23 +243,93 @@ def _draw_panel(
             if part.empty or (reference and not len(x_values)):
                 continue
             label, style = look.line(method, value, reference)
-            if reference:
+            if reference:  # one value across the x axis: a horizontal line and band
+                point = pooled_bands(part)
                 xs = x_values
-                ys = np.full(len(xs), part["value"].mean())
+                ys, lows, highs = (np.full(len(xs), point[c].iloc[0]) for c in BAND_COLUMNS)
             else:
-                curve = part.groupby(spec.x, sort=True)["value"].mean()
-                xs, ys = curve.index.to_numpy(dtype=float), curve.to_numpy(dtype=float)
+                curve = pooled_bands(part, spec.x)
+                xs = curve[spec.x].to_numpy(dtype=float)
+                ys, lows, highs = (curve[c].to_numpy(dtype=float) for c in BAND_COLUMNS)
             index = 0 if value is None else look.series_values.index(value)
             if "marker" in style:
                 style.setdefault(
                     "markevery", mark_every(len(xs), index, n_series, sparse=reference)
                 )
             (line,) = ax.plot(xs, ys, label=label, **style)
+            if band_visible(ys, lows, highs):
+                _draw_band(ax, xs, lows, highs, line, spec.logy)
+            if spec.logy and (ys <= 0).any():
+                _mark_zeros(ax, xs, ys, line.get_color(), reference, index, n_series)
+                entries.setdefault(ZERO_LABEL, (ZERO_RANK, _zero_handle()))
             group = 0 if look.by_method and not reference else rank + 1
             entries.setdefault(label, ((group, index), line))
     if spec.logy:
         ax.set_yscale("log")
     ax.grid(True, which="major", alpha=0.3)
+
+
+BAND_COLUMNS = ("value", "value_low", "value_high")
+
+
+def _draw_band(
+    ax: Axes, xs: np.ndarray, lows: np.ndarray, highs: np.ndarray, line: Line2D, logy: bool
+) -> None:
+    """The band ``lows``–``highs`` behind ``line``, in its colour, light: one polygon per
+    run of points that have an interval (a point of one repetition has none). The y range
+    takes in the whole band on a linear axis, only its top on a log axis, where a lower
+    edge near or below 0 would stretch the axis over decades: it runs to the floor."""
+    ok = np.isfinite(lows) & np.isfinite(highs)
+    starts = np.flatnonzero(ok & ~np.concatenate([[False], ok[:-1]]))
+    stops = np.flatnonzero(ok & ~np.concatenate([ok[1:], [False]])) + 1
+    polygons = [
+        np.concatenate(
+            [np.column_stack([xs[a:b], highs[a:b]]), np.column_stack([xs[a:b], lows[a:b]])[::-1]]
+        )
+        for a, b in zip(starts, stops, strict=True)
+    ]
+    band = PolyCollection(
+        polygons,
+        facecolors=line.get_color(),
+        alpha=BAND_ALPHA,
+        linewidths=0,
+        zorder=line.get_zorder() - 0.5,
+        label="_nolegend_",
+    )
+    ax.add_collection(band, autolim=False)
+    edges = [highs[ok]] if logy else [highs[ok], lows[ok]]
+    ax.update_datalim(np.column_stack([np.tile(xs[ok], len(edges)), np.concatenate(edges)]))
+
+
+def _mark_zeros(
+    ax: Axes,
+    xs: np.ndarray,
+    ys: np.ndarray,
+    color: Any,
+    reference: bool,
+    index: int,
+    n_series: int,
+) -> None:
+    """Hollow triangles on the floor of the log y axis where a mean is 0 or below (a log
+    axis has no place for it): every such point of a curve, a reference line's marker
+    positions. The y coordinate is the axes' own (0 = the floor, whatever the limits), so
+    the markers neither move the limits nor leave the panel."""
+    at = np.flatnonzero(ys <= 0)
+    if reference:
+        start, step = mark_every(len(xs), index, n_series, sparse=True) or (0, 1)
+        at = at[start::step]
+    ax.plot(
+        xs[at],
+        np.zeros(len(at)),
+        transform=ax.get_xaxis_transform(),
+        label="_nolegend_",
+        **zero_marker_style(color),
+    )
+
+
+def _zero_handle() -> Line2D:
+    """The legend's key for the zeros on a log axis."""
+    return Line2D([], [], **zero_marker_style("0.2"))
 
 
 def _figure_legend(
@@ -284,9 +371,25 @@ def _figure_legend(
     return -(-len(items) // ncols)
 
 
+def settle_layout(fig: Figure, dpi: float = DPI) -> Figure:
+    """Lay ``fig`` out once, at ``dpi``, and fix it: its constrained layout is computed
+    now and the engine removed, so that saving it as PNG and PDF draws it once per format
+    instead of laying it out (and drawing it without rendering) before each save. What is
+    drawn is what a save with the engine draws: the layout is the one the PNG's draw at
+    ``dpi`` would compute."""
+    engine = fig.get_layout_engine()
+    if isinstance(engine, ConstrainedLayoutEngine):
+        fig.set_dpi(dpi)
+        engine.execute(fig)
+        fig.set_layout_engine(None)
+    return fig
+
+
 def save_figure(fig: Figure, directory: Path, name: str) -> list[Path]:
     """Save ``fig`` as ``name.png`` and ``name.pdf`` in ``directory``, atomically; the
-    same figure gives the same bytes."""
+    same figure gives the same bytes. Its layout is computed once
+    (:func:`settle_layout`), then each format is drawn once."""
+    settle_layout(fig)
     paths = []
     for fmt in ("png", "pdf"):
         target = directory / f"{name}.{fmt}"
@@ -295,12 +398,9 @@ def save_figure(fig: Figure, directory: Path, name: str) -> list[Path]:
         write_atomic(
             target,
             lambda tmp, fmt=fmt, metadata=metadata: fig.savefig(
-                tmp, format=fmt, dpi=150, metadata=metadata
+                tmp, format=fmt, dpi=DPI, metadata=metadata
             ),
         )
         paths.append(target)
-        # the PDF keeps the layout the PNG's draw computed instead of laying out the axes
-        # again (about 0.2 s a figure)
-        fig.set_layout_engine("none")
     plt.close(fig)
     return paths

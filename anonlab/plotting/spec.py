@@ -5,10 +5,12 @@ building and checking an experiment does not import it (drawing does,
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from anonlab.guarantee import COLUMNS as GUARANTEE_COLUMNS
@@ -24,7 +26,9 @@ class FigureSpec:
     ``title`` replaces the default one (metric against x); ``styles`` maps a method to line
     properties overriding its defaults (``label`` among them: its legend name).
     ``x_metric`` makes it a risk–utility map instead (:mod:`anonlab.plotting.maps`):
-    ``metric`` against ``x_metric``, a line per method through its ``series`` values."""
+    ``metric`` against ``x_metric``, a line per method through its ``series`` values.
+    ``sharey``: every panel of the figure has the same y range, so that panels compare
+    (the default); ``False`` gives each panel its own range."""
 
     name: str
     metric: str
@@ -37,6 +41,7 @@ class FigureSpec:
     title: str = ""
     styles: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     x_metric: str | None = None
+    sharey: bool = True
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> FigureSpec:
@@ -73,3 +78,89 @@ def curve_means(table: pd.DataFrame, metric: str, by_attribute: bool = False) ->
     """Mean over repetitions of the data-set-level ``metric`` per method and parameters,
     or of its per-attribute (per-class) rows if ``by_attribute``."""
     return point_values(table, metric, by_attribute).mean().reset_index()
+
+
+#: the confidence level of the bands around the curves
+BAND_LEVEL = 0.95
+
+
+@functools.cache
+def t_quantile(df: float, level: float = BAND_LEVEL) -> float:
+    """The two-sided ``level`` quantile of Student's t with ``df`` degrees of freedom,
+    ``t_{(1+level)/2, df}``: SciPy's :func:`scipy.special.stdtrit`, the function
+    ``scipy.stats.t.ppf`` evaluates (imported here, when a band is drawn)."""
+    from scipy.special import stdtrit
+
+    return float(stdtrit(df, 0.5 + level / 2))
+
+
+def t_half_width(
+    sd: np.ndarray, n: np.ndarray, df: np.ndarray | None = None, level: float = BAND_LEVEL
+) -> np.ndarray:
+    """Half widths of two-sided Student-t intervals of means, elementwise:
+    ``t_{(1+level)/2, df} · sd / √n`` (``df = n − 1`` unless given); NaN where there is
+    no spread to estimate (``df < 1``). One quantile per distinct ``df``
+    (:func:`t_quantile`), not per point."""
+    sd, n = np.asarray(sd, dtype=float), np.asarray(n, dtype=float)
+    df = n - 1 if df is None else np.asarray(df, dtype=float)
+    usable = df >= 1
+    t = np.full(np.shape(df), np.nan)
+    if usable.any():
+        distinct, which = np.unique(df[usable], return_inverse=True)
+        t[usable] = np.array([t_quantile(float(d), level) for d in distinct])[which]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return t * sd / np.sqrt(n)
+
+
+def curve_bands(
+    table: pd.DataFrame, metric: str, by_attribute: bool = False, level: float = BAND_LEVEL
+) -> pd.DataFrame:
+    """:func:`curve_means` with the spread of each point over its repetitions: per method
+    and parameters the mean (``value``), the standard deviation (``value_sd``), the number
+    of repetitions (``value_n``) and the ``level`` Student-t interval of the mean,
+    ``value_low`` and ``value_high`` = ``value`` ∓ ``value_half``, with
+    ``value_half = t_{(1+level)/2, n−1} · sd / √n`` (NaN for a single repetition).
+    Computed for every point at once (one grouping, array arithmetic)."""
+    stats = point_values(table, metric, by_attribute).agg(["mean", "std", "count"])
+    value, sd, n = (stats[c].to_numpy(float) for c in ("mean", "std", "count"))
+    half = t_half_width(sd, n, level=level)
+    columns = {
+        "value": value,
+        "value_sd": sd,
+        "value_n": n.astype(int),
+        "value_half": half,
+        "value_low": value - half,
+        "value_high": value + half,
+    }
+    return stats.drop(columns=["mean", "std", "count"]).assign(**columns).reset_index()
+
+
+def pooled_bands(
+    points: pd.DataFrame, by: str | None = None, level: float = BAND_LEVEL
+) -> pd.DataFrame:
+    """Rows of :func:`curve_bands` merged per value of the numeric column ``by`` (all into
+    one if None): the mean of their means (what a curve through them draws) and its
+    interval, with the standard error ``√(Σ sd²/n) / G`` of the mean of ``G`` independent
+    means and ``Σ (n − 1)`` degrees of freedom; a single row keeps its own interval, a row
+    of one repetition leaves none (NaN). Sorted by ``by``; columns ``by`` (if given),
+    ``value``, ``value_half``, ``value_low``, ``value_high``. Array arithmetic throughout,
+    however many points."""
+    value = points["value"].to_numpy(float)
+    n = points["value_n"].to_numpy(float)
+    var = points["value_sd"].to_numpy(float) ** 2 / n
+    if by is None:
+        keys, inverse = None, np.zeros(len(points), dtype=int)
+    else:
+        keys, inverse = np.unique(points[by].to_numpy(float), return_inverse=True)
+    size = 1 if keys is None else len(keys)
+
+    def total(weights: np.ndarray) -> np.ndarray:
+        return np.bincount(inverse, weights=weights, minlength=size)
+
+    count = total(np.ones(len(points)))
+    mean = total(value) / count
+    se = np.where(total(np.isnan(var)) > 0, np.nan, np.sqrt(total(np.nan_to_num(var)))) / count
+    half = t_half_width(se, np.ones(size), df=total(n - 1), level=level)
+    columns = {} if keys is None else {by: keys}
+    columns.update(value=mean, value_half=half, value_low=mean - half, value_high=mean + half)
+    return pd.DataFrame(columns)

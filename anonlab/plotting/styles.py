@@ -3,12 +3,16 @@ figures compare.
 
 Colour tells the method, a marker tells the series value (ε, α, …), the line style tells a
 curve (solid) from a reference line (a method that ignores the x axis: dashed, dotted, …).
+A light band of the line's colour is its 95 % interval; a hollow triangle on the floor of a
+log axis is a mean of 0 (or below), which the axis cannot show.
 """
 
 from __future__ import annotations
 
 import zlib
 from typing import Any
+
+import numpy as np
 
 from anonlab.methods import method_class, split_variant
 from anonlab.validation import ParameterError
@@ -48,6 +52,12 @@ CURVE_STYLES: tuple[Any, ...] = ("-", (0, (6, 2)), (0, (2, 1)), (0, (6, 2, 2, 2)
 
 CURVE_WIDTH = 1.6
 REFERENCE_WIDTH = 1.4
+BAND_ALPHA = 0.18  # the 95 % band behind a line: its colour, light
+#: a band narrower than this fraction of its mean is no band (repetitions that agree up
+#: to rounding, as a deterministic method's do)
+BAND_TOLERANCE = 1e-9
+ZERO_MARKER = "v"  # a mean of 0 or below on a log axis: on its floor, pointing down
+ZERO_LABEL = "0 (below the log axis)"
 MARKERS_PER_LINE = 10  # markers on a curve of many points; every point if it has fewer
 REFERENCE_MARKERS = 8  # markers on a reference line, at most
 
@@ -108,3 +118,29 @@ def mark_every(
         return None
     step = max(-(-n_points // most), 2 if sparse else 1)
     return (index * step // max(n_series, 1), step)
+
+
+def band_visible(values: Any, lows: Any, highs: Any) -> bool:
+    """Whether the band ``lows``–``highs`` around ``values`` shows: some point has an
+    interval (more than one repetition) wider than :data:`BAND_TOLERANCE` of its mean.
+    Repetitions that all agree (a deterministic method) draw no band."""
+    values, lows, highs = (np.asarray(a, dtype=float) for a in (values, lows, highs))
+    width = highs - lows
+    scale = np.maximum(np.abs(values), np.finfo(float).tiny)
+    return bool(np.any(np.isfinite(width) & (width > 2 * BAND_TOLERANCE * scale)))
+
+
+def zero_marker_style(color: Any) -> dict[str, Any]:
+    """Line properties of the markers of means of 0 on a log axis's floor: hollow
+    triangles in the line's ``color``, drawn over the axis's edge (not clipped)."""
+    return {
+        "linestyle": "none",
+        "marker": ZERO_MARKER,
+        "markersize": 6,
+        "markerfacecolor": "none",
+        "markeredgecolor": color,
+        "markeredgewidth": 1.2,
+        "color": color,
+        "clip_on": False,
+        "zorder": 4,
+    }

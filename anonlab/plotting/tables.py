@@ -41,10 +41,13 @@ def to_markdown(frame: pd.DataFrame, digits: int = 2) -> str:
     return "\n".join([header, rule, *body]) + "\n"
 
 
-def write_table_files(frame: pd.DataFrame, directory: Path, name: str) -> list[Path]:
-    """Write ``name.csv`` and ``name.md`` in ``directory``, atomically."""
+def write_table_files(
+    frame: pd.DataFrame, directory: Path, name: str, legend: str | None = None
+) -> list[Path]:
+    """Write ``name.csv`` and ``name.md`` in ``directory``, atomically; ``legend`` (how
+    to read the cells) follows the markdown table."""
     csv = write_atomic(directory / f"{name}.csv", lambda tmp: frame.to_csv(tmp, index=False))
-    markdown = to_markdown(frame)
+    markdown = to_markdown(frame) + (f"\n\n{legend}\n" if legend else "")
     md = write_atomic(
         directory / f"{name}.md", lambda tmp: tmp.write_text(markdown, encoding="utf-8")
     )

@@ -4,6 +4,7 @@ Markdown, laid out from one :class:`~anonlab.report.view.ReportView`."""
 from __future__ import annotations
 
 import base64
+import functools
 import html
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -13,7 +14,8 @@ import pandas as pd
 
 from anonlab.plotting.tables import to_markdown
 from anonlab.report.claims import STATUSES, WITHIN_NOISE, ClaimResult
-from anonlab.report.view import CAUSES, ClaimView, ReportView, TargetView
+from anonlab.report.view import CAUSES, ClaimView, ReportView, Run, TargetView
+from anonlab.validation import ParameterError
 
 NOTES_HTML, NOTES_MD = "notes.html", "notes.md"
 
@@ -25,7 +27,7 @@ table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
 th,td{border:1px solid #ccc;padding:.2em .5em;text-align:right;vertical-align:top}
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
 td.text{text-align:left}
-figure{margin:1em 0}figure img{width:100%;height:auto;border:1px solid #eee}
+figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
 .scroll{overflow-x:auto;max-width:100%}
 .meta{color:#666;font-size:.85em}
 .claim{border-left:5px solid #999;padding:.4em .8em;margin:.8em 0;background:#fafafa}
@@ -39,6 +41,7 @@ font-weight:bold}
 .ours{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.8em;word-break:break-word}
 .tol,.cause{font-size:.85em}.tol{color:#666}.cause{color:#8a1c1c}
 .notrun{background:#fff8e1;border:1px solid #ffe082;padding:.5em 1em}
+p.legend{margin:.2em 0 1em}
 code{background:#f3f3f3;padding:0 .2em}
 """
 
@@ -195,21 +198,72 @@ def change_rows(view: ReportView) -> list[dict[str, str]]:
 # --- HTML ------------------------------------------------------------------------------------
 
 
+#: CSS pixels per inch: a figure is shown at the size it was laid out at, whatever its dpi
+CSS_DPI = 96
+
+
+def png_size(path: Path) -> tuple[int, int, float | None]:
+    """Width and height in pixels of the PNG at ``path`` and its resolution in dots per
+    inch (which matplotlib writes), None if it does not say."""
+    from PIL import Image  # matplotlib's own dependency
+
+    with Image.open(path) as image:
+        dpi = image.info.get("dpi")
+        return image.width, image.height, float(dpi[0]) if dpi else None
+
+
 def _figure_html(path: Path) -> str:
-    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    """The figure embedded at its natural width: the size matplotlib laid it out at (its
+    pixels at its dpi, 96 CSS pixels an inch), so that every figure's text has the same
+    size on the page; narrower on a small screen (CSS ``max-width``), never stretched."""
+    raw = path.read_bytes()
+    try:
+        width, height, dpi = png_size(path)
+    except OSError:  # not an image PIL reads: shown as it is
+        size = ""
+    else:
+        scale = CSS_DPI / dpi if dpi else 1.0
+        size = f' width="{round(width * scale)}" height="{round(height * scale)}"'
+    data = base64.b64encode(raw).decode("ascii")
     return (
-        f'<figure><img alt="{_e(path.stem)}" src="data:image/png;base64,{data}">'
+        f'<figure><img alt="{_e(path.stem)}"{size} src="data:image/png;base64,{data}">'
         f'<figcaption class="meta">{_e(path.name)}</figcaption></figure>'
     )
 
 
-def _table_html(stem: Path) -> str:
+@functools.cache
+def builder_legend(source: str) -> str | None:
+    """The ``legend`` a table builder (``module:function``) declares, saying how to read
+    its cells (TCM Tables 1–3: which pair is ours, which the paper's), or None. A run
+    stored before the experiments moved into the package names ``experiments.…``: it is
+    looked up as ``anonlab.experiments.…`` too."""
+    from anonlab.plotting.tables import load_builder
+
+    for candidate in (source, f"anonlab.{source}"):
+        try:
+            legend = getattr(load_builder(candidate), "legend", None)
+        except ParameterError:
+            continue
+        return str(legend) if legend else None
+    return None
+
+
+def table_legend(run: Run, name: str) -> str | None:
+    """The legend of the run's table ``name``, from the builder its config names."""
+    for entry in run.config.get("tables") or ():
+        if isinstance(entry, Mapping) and str(entry.get("name")) == name:
+            return builder_legend(str(entry.get("builder", "")))
+    return None
+
+
+def _table_html(stem: Path, legend: str | None = None) -> str:
     csv = stem.with_suffix(".csv")
     if csv.is_file():
         body = pd.read_csv(csv).to_html(index=False, na_rep="", border=0, float_format=_number)
     else:
         body = f"<pre>{_e(stem.with_suffix('.md').read_text(encoding='utf-8'))}</pre>"
-    return f'<h4>{_e(stem.name)}</h4><div class="scroll">{body}</div>'
+    note = f'<p class="meta legend">{_e(legend)}</p>' if legend else ""
+    return f'<h4>{_e(stem.name)}</h4><div class="scroll">{body}</div>{note}'
 
 
 def _rows_html(rows: Sequence[Mapping[str, Any]], text_columns: Sequence[str] = ()) -> str:
@@ -369,7 +423,7 @@ def render_html(view: ReportView) -> str:
             continue
         out.append('<p class="meta">' + " · ".join(_e(m) for m in t.run.meta()) + "</p>")
         out += [_figure_html(p) for p in t.run.figures(t.target.figures)]
-        out += [_table_html(p) for p in t.run.tables(t.target.tables)]
+        out += [_table_html(p, table_legend(t.run, p.name)) for p in t.run.tables(t.target.tables)]
         if t.guarantees:
             out += [
                 "<h3>What each method's releases guarantee</h3>",
@@ -497,6 +551,8 @@ def render_markdown(view: ReportView, figure_path: Callable[[Path], str]) -> str
             md = stem.with_suffix(".md")
             if md.is_file():
                 out += [f"**{stem.name}**", "", md.read_text(encoding="utf-8"), ""]
+                legend = table_legend(t.run, stem.name)
+                out += [f"*{_md(legend)}*", ""] if legend else []
         if t.guarantees:
             out += ["What each method's releases guarantee:", "", md_table(t.guarantees), ""]
         if len(t.reading_counts) > 1:
