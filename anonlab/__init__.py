@@ -6,6 +6,8 @@ From Python (:mod:`anonlab.api`, :mod:`anonlab.listing`):
   DataFrame, its guarantee in ``released.attrs["guarantee"]``;
 - ``anonlab.Protector`` is the same as a scikit-learn transformer;
 - ``anonlab.evaluate(original, released, metrics=["re", "jsd"])`` measures a release;
+- ``anonlab.study(frame, methods=[…], grid={…}, metrics=[…])`` runs a study of one's own
+  on the engine of ``anonlab run`` and returns its results table;
 - ``anonlab.list_methods()``, ``anonlab.list_metrics()``, ``anonlab.list_datasets()`` and
   ``anonlab.list_experiments()`` list what exists.
 """
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # what type checkers see; at run time imported on first use (PEP 562)
     from anonlab.api import Protector, evaluate, protect
     from anonlab.listing import list_datasets, list_experiments, list_methods, list_metrics
+    from anonlab.studies import study
 
 __version__ = "0.1.0"
 __all__ = [
@@ -26,6 +29,7 @@ __all__ = [
     "list_methods",
     "list_metrics",
     "protect",
+    "study",
 ]
 
 #: public names and the module each comes from, imported on first use so that
@@ -34,6 +38,7 @@ _LAZY = {
     "protect": "anonlab.api",
     "Protector": "anonlab.api",
     "evaluate": "anonlab.api",
+    "study": "anonlab.studies",
     "list_methods": "anonlab.listing",
     "list_metrics": "anonlab.listing",
     "list_datasets": "anonlab.listing",

@@ -23,20 +23,17 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from anonlab.datasets import Dataset, build_dataset
-from anonlab.datasets.build import DEFAULT_ALPHA
+from anonlab.datasets import DATA_DOMAINS, Dataset, build_dataset
+from anonlab.datasets.build import DEFAULT_ALPHA, observed_bounds
 from anonlab.guarantee import PRIVACY_NOTIONS
 from anonlab.methods import Method, make_method, method_class
 from anonlab.methods.guarantees import claim
 from anonlab.metrics import get_metric
-from anonlab.validation import ParameterError, check_int
+from anonlab.validation import MAX_SEED, ParameterError, check_int
 
 #: ``released.attrs[GUARANTEE]``: the release's guarantee as a dict
 #: (:class:`~anonlab.guarantee.Guarantee`)
 GUARANTEE = "guarantee"
-#: ``domains=DATA_DOMAINS``: read the bounds off the data (DP-IR's [0, α·max] rule, flat
-#: taxonomies of text columns); a privacy notion then does not hold
-DATA_DOMAINS = "data"
 #: the sampler of a library release (the engine's default, ``numpy``, is the papers')
 LIBRARY_SAMPLER = "discrete"
 
@@ -73,7 +70,7 @@ def _seed_sequence(seed: int | None) -> np.random.SeedSequence:
 
 def _check_seed(seed: Any) -> None:
     if seed is not None:
-        check_int(seed, "seed", 0)
+        check_int(seed, "seed", 0, MAX_SEED)
 
 
 def _needs_public_bounds(method: Method, m: int) -> bool:
@@ -106,31 +103,63 @@ def _check_bounds(
         )
     if not _needs_public_bounds(method, len(columns)):
         return
-    for column in columns:
-        if column not in frame.columns:
-            continue  # the data set's own check names it
-        text = not pd.api.types.is_numeric_dtype(frame[column])
-        given = (hierarchies or {}) if text else (domains or {})
-        if column not in given:
-            what = (
-                "hierarchies={column: file} listing every possible value"
-                if text
-                else "domains={column: [low, high]}"
-            )
-            raise ParameterError(
-                f"{'hierarchies' if text else 'domains'}: column {column!r} has no public "
-                f"bounds, and method {method.name!r} claims {claim(method, 1).claimed}, "
-                f"whose proof assumes them; give {what}, or domains='data' to read them "
-                "off the data (the release then guarantees none)"
-            )
+    present = [c for c in columns if c in frame.columns]  # the data set's check names others
+    text = [c for c in present if not pd.api.types.is_numeric_dtype(frame[c])]
+    numeric = [c for c in present if c not in text and c not in (domains or {})]
+    text = [c for c in text if c not in (hierarchies or {})]
+    if not numeric and not text:
+        return
+    suggested = []
+    if numeric:  # observed ranges, rounded outward: a start, to widen into public bounds
+        view = build_dataset("frame", frame.reset_index(drop=True), numeric)
+        ranges = {c: observed_bounds(view, view.attribute(c)) for c in numeric}
+        suggested.append(f"domains={ranges}")
+    if text:
+        suggested.append(f"hierarchies={dict.fromkeys(text, 'FILE')}")
+    raise ParameterError(
+        f"method {method.name!r} claims {claim(method, 1).claimed}, whose proof assumes "
+        f"public bounds, and columns {[*numeric, *text]} have none: give "
+        f"{', '.join(suggested)} (the observed ranges are a start: widen them to bounds "
+        "known without looking at the data; a hierarchy file lists every possible value), "
+        "or domains='data' to read them off the data (the release then guarantees none)"
+    )
+
+
+def check_frame(frame: Any, name: str = "frame") -> None:
+    """One clear error for a frame no method can take: not a DataFrame, no rows, a column
+    name used twice, or a text column that holds numbers (convert it with
+    ``pd.to_numeric``, as the command line reads them, or name it in ``hierarchies``)."""
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
+    if len(frame) == 0:
+        raise ParameterError(f"{name} has no rows")
+    repeated = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
+    if repeated:
+        raise ParameterError(f"{name} has two columns named {repeated[0]!r}; rename one")
+
+
+def _numbers_as_text(frame: pd.DataFrame, column: str) -> bool:
+    values = frame[column]
+    if pd.api.types.is_numeric_dtype(values) or values.dtype == bool:
+        return False
+    parsed = pd.to_numeric(values.astype(str).str.strip(), errors="coerce")
+    return bool(parsed.notna().all())
 
 
 def _columns(
-    frame: Any, columns: Sequence[str] | str | None, target: Mapping[str, Any] | None = None
+    frame: Any,
+    columns: Sequence[str] | str | None,
+    target: Mapping[str, Any] | None = None,
+    hierarchies: Mapping[str, str] | None = None,
 ) -> list[str]:
-    """The protected columns: ``columns``, by default every numeric column of ``frame``."""
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
+    """The protected columns: ``columns``, by default every numeric column of ``frame``;
+    a text column of numbers is refused unless ``hierarchies`` makes it a category."""
+    check_frame(frame)
+    if columns is not None and not (
+        isinstance(columns, str)
+        or (isinstance(columns, Sequence) and all(isinstance(c, str) for c in columns))
+    ):
+        raise ParameterError(f"columns must be a column name or a list of names, got {columns!r}")
     if columns is None:
         columns = [
             c
@@ -143,7 +172,20 @@ def _columns(
             raise ParameterError(
                 "columns: the frame has no numeric column; name the columns to protect"
             )
-    return [columns] if isinstance(columns, str) else list(columns)
+    chosen = [columns] if isinstance(columns, str) else list(columns)
+    for column in chosen:
+        categories = column in (hierarchies or {})
+        if column in frame.columns and not categories and _numbers_as_text(frame, column):
+            raise ParameterError(
+                f"columns: {column!r} holds numbers stored as text; convert it "
+                f"(frame[{column!r}] = pd.to_numeric(frame[{column!r}])) to protect it as a "
+                "number, or give its taxonomy in hierarchies to protect it as a category"
+            )
+    return chosen
+
+
+#: the protected columns of a frame, checked (:func:`_columns`), for :mod:`anonlab.study`
+protected_columns = _columns
 
 
 def _dataset(
@@ -158,7 +200,7 @@ def _dataset(
 ) -> Dataset:
     """The data set view of ``frame`` protecting ``columns`` (by default every numeric
     column; text columns are categorical attributes)."""
-    columns = _columns(frame, columns, target)
+    columns = _columns(frame, columns, target, hierarchies)
     if isinstance(domains, str):  # "data": the [0, alpha·max] rule for every column
         domains = None
     text = [
@@ -230,7 +272,7 @@ def protect(
     """
     _check_seed(seed)
     released_by = _method(method, params)
-    chosen = _columns(frame, columns)
+    chosen = _columns(frame, columns, hierarchies=hierarchies)
     _check_bounds(released_by, frame, chosen, domains, hierarchies)
     dataset = _dataset(
         frame, chosen, domains=domains, hierarchies=hierarchies, roles=roles, alpha=alpha
@@ -349,6 +391,13 @@ def evaluate(
             out.update({f"{metric.name}[{part}]": v for part, v in value.items()})
         else:
             out[metric.name] = value
+    undefined = {name: v for name, v in out.items() if not np.isfinite(v)}
+    if undefined:
+        name, value = next(iter(undefined.items()))
+        raise ParameterError(
+            f"metric {name!r} is {value} on this release: it is undefined for these data "
+            "(e.g. a class absent from the test records, or an attribute without spread)"
+        )
     return pd.Series(out, name="value", dtype=float)
 
 
@@ -388,7 +437,15 @@ def _released_values(
             raise ParameterError(f"released column {attr.name!r} is not numeric")
         else:
             columns.append(column.astype(float))
-    return np.column_stack(columns)
+    values = np.column_stack(columns)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        row, j = map(int, np.argwhere(bad)[0])
+        raise ParameterError(
+            f"released column {view.protected[j]!r} holds {values[row, j]} at row {row}: "
+            "a release holds a finite value for every protected attribute"
+        )
+    return values
 
 
 class Protector(TransformerMixin, BaseEstimator):
@@ -454,7 +511,7 @@ class Protector(TransformerMixin, BaseEstimator):
         released_by = _method(self.method, self.params)
         options = self._options()
         del options["seed"]
-        chosen = _columns(X, options["columns"])
+        chosen = _columns(X, options["columns"], hierarchies=options["hierarchies"])
         _check_bounds(released_by, X, chosen, options["domains"], options["hierarchies"])
         released_by.check(_dataset(X, **options))
         self.feature_names_in_ = np.asarray(X.columns, dtype=object)

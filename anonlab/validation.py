@@ -20,6 +20,11 @@ class ParameterError(ValueError):
     """A parameter value is out of range, unknown or inconsistent with the data."""
 
 
+#: the largest master seed: the results table stores it as a 64-bit integer, and every
+#: interface (command line, Python) accepts the same range
+MAX_SEED = 2**63 - 1
+
+
 def check_epsilon(epsilon: object, name: str = "epsilon") -> float:
     """Return ``epsilon`` as a float after checking it is a finite number > 0."""
     if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):

@@ -111,7 +111,6 @@ CASES = [
     ("parameters", "figures_not_a_list", [*BASE, "figures=5"], "figures"),
     ("parameters", "plot_only_not_a_bool", [*BASE, "plot_only=maybe"], "plot_only"),
     ("results", "results_dir_empty", [*BASE, "results_dir=''"], "results_dir"),
-    ("parameters", "figure_of_missing_metric", [*BASE, "metrics=[re]"], "jsd"),
     ("parameters", "options_unknown_name", [*BASE, "+options.nope.x=1"], "options.nope"),
     ("parameters", "options_unknown_option", [*BASE, "+options.jsd.nope=1"], "options.jsd.nope"),
     ("parameters", "options_bad_value", [*BASE, "+options.jsd.bins=nope"], "options.jsd.bins"),
@@ -245,12 +244,6 @@ CASES = [
         "missing",
     ),
     ("columns", "repeated_column", [*MINE, "dataset.numeric=[age,age]"], "repeats"),
-    (
-        "columns",
-        "negative_values",
-        [*MINE, "dataset.numeric=[x.val]"],
-        "'dataset.domains={x.val: [low, high]}'",
-    ),
     (
         "columns",
         "domain_not_pair",

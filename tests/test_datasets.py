@@ -54,7 +54,7 @@ def test_csv_loads_user_columns(compose_config, user_csv):
         (pd.DataFrame({"x": ["1", "two"]}), {}, "column 'x' is declared numeric but holds 'two'"),
         (pd.DataFrame({"x": [1.0, np.nan]}), {}, "'x' has 1 missing value"),
         (pd.DataFrame({"x": [1.0, 2.0]}), {"domains": {"x": [0, 1.5]}}, "does not contain"),
-        (pd.DataFrame({"x": [-1.0, 2.0]}), {}, r"domain \[0, alpha\*max\].*does not contain"),
+        (pd.DataFrame({"x": [1.0, -2.0]}), {"alpha": 0.5}, r"domain \[-1, 0.5\].*does not contain"),
         (pd.DataFrame({"x": [1.0, 2.0]}), {"alpha": 0.5}, "does not contain the data"),
         (pd.DataFrame({"x": [1.0]}), {"roles": {"x": "secret"}}, "dataset.roles.x must be one of"),
         (pd.DataFrame({"y": [1.0]}), {}, "column 'x' is not in the data"),

@@ -1,5 +1,5 @@
 """The README's own-data recipe on docs/examples/people.csv: negative values, dotted column
-names, a flat text column (occupation) and one with a hierarchy file (city)."""
+names, and two text columns with hierarchy files (city, occupation)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ DATA = [
     f"dataset.path={EXAMPLES / 'people.csv'}",
     "dataset.numeric=[age,hours.week,balance.eur]",
     "dataset.categorical=[city,occupation]",
-    f"dataset.hierarchies={{city: {EXAMPLES / 'city_hierarchy.csv'}}}",
+    f"dataset.hierarchies={{city: {EXAMPLES / 'city_hierarchy.csv'}, "
+    f"occupation: {EXAMPLES / 'occupation_hierarchy.csv'}}}",
     "dataset.domains={balance.eur: [-20000, 20000], age: [0, 120], hours.week: [0, 100]}",
 ]
 CATEGORICAL = [

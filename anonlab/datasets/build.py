@@ -134,7 +134,10 @@ def column_taxonomy(
 def numeric_domain(
     name: str, values: np.ndarray, alpha: float, declared: Sequence[float] | None
 ) -> tuple[float, float]:
-    """Declared ``(low, high)``, or DP-IR's rule ``[0, α·max]``; must contain the data."""
+    """Declared ``(low, high)``, or DP-IR's rule ``[0, α·max]`` (§4.1), which for data with
+    negative values extends below 0 the same way (``[α·min, max(0, α·max)]``); must contain
+    the data.
+    A domain by the rule is read off the data: :func:`unbounded` lists it."""
     if declared is not None:
         if (
             isinstance(declared, (str, bytes))
@@ -151,8 +154,10 @@ def numeric_domain(
     else:
         if alpha <= 0:
             raise ParameterError(f"dataset.alpha must be > 0, got {alpha}")
-        low, high = 0.0, float(alpha * values.max())  # DP-IR §4.1, iDP §4.1
-        source = f"domain [0, alpha*max] = [0, {high:g}] of {name!r} (dataset.alpha={alpha})"
+        # DP-IR §4.1, iDP §4.1: [0, α·max]; below 0 the same margin on that side
+        low = min(0.0, float(alpha * values.min()))
+        high = max(0.0, float(alpha * values.max()))
+        source = f"domain [{low:g}, {high:g}] of {name!r} by the alpha rule (dataset.alpha={alpha})"
     if not (np.isfinite(low) and np.isfinite(high)):
         raise ParameterError(f"{source}: bounds must be finite")
     if not high > low:
@@ -368,3 +373,29 @@ def full_frame(
         if column not in hidden
     }
     return pd.DataFrame(columns, index=pd.RangeIndex(len(frame)), copy=False)
+
+
+def unbounded(dataset: Dataset) -> list[Attribute]:
+    """The protected attributes of ``dataset`` whose bounds were read off the data: a
+    numeric one whose domain follows the alpha rule (no declared domain), a categorical
+    one whose taxonomy is the flat one of the values present (no hierarchy). A method
+    whose proof assumes public bounds needs them declared."""
+    return [
+        a
+        for a in dataset.protected_attributes
+        if (a.categorical and a.taxonomy.from_data) or (not a.categorical and a.alpha is not None)
+    ]
+
+
+def observed_bounds(dataset: Dataset, attribute: Attribute) -> list[float]:
+    """``[low, high]`` of ``attribute``'s values, rounded outward to three significant
+    digits: a starting point for declared bounds, to be widened to public ones."""
+    values = dataset.frame[attribute.name].to_numpy(dtype=float)
+
+    def rounded(value: float, up: bool) -> float:
+        if value == 0:
+            return 0.0
+        step = 10 ** (np.floor(np.log10(abs(value))) - 2)
+        return float((np.ceil if up else np.floor)(value / step) * step)
+
+    return [rounded(float(values.min()), False), rounded(float(values.max()), True)]

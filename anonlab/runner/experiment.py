@@ -6,7 +6,7 @@ import socket
 import time
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -31,16 +31,27 @@ from anonlab.metrics import (
     get_attribute_metric,
     get_metric,
 )
-from anonlab.plotting import FigureSpec, metric_name
+from anonlab.plotting import FigureSpec
 from anonlab.plotting.tables import TableBuilder, load_builder, write_table_files
 from anonlab.provenance import override_key, provenance, run_folder
 from anonlab.readings import apply_reading
 from anonlab.runner.checkpoint import Checkpoint, checkpoint_key, folder_lock, note
 from anonlab.runner.execute import RUNNERS, RunnerSpec, run_cells
+from anonlab.runner.fit import (
+    AUTO,
+    data_label,
+    derived_figures,
+    fit_figures,
+    fit_methods,
+    fit_metrics,
+    named,
+    retitled,
+)
 from anonlab.runner.grid import DATASET_AXES, Cell, expand_grid
 from anonlab.runner.pool import map_tasks
 from anonlab.runner.store import git_commit, package_versions, write_json, write_table
 from anonlab.validation import (
+    MAX_SEED,
     ParameterError,
     cap_n_jobs,
     check_choice,
@@ -50,8 +61,9 @@ from anonlab.validation import (
 )
 
 RESULTS_FILE = "results.parquet"
-MAX_SEED = 2**63 - 1  # the results table stores the master seed as a 64-bit integer
 RUN_FILE = "run.json"
+#: more figures than this are drawn by the worker pool (:func:`render_experiment`)
+PARALLEL_FIGURES = 3
 PARTS_DIR = "parts"
 #: config ``inapplicable``: a metric undefined for a cell (records compared with their
 #: release on synthetic data, a class metric on data without a class) is an error, or
@@ -170,33 +182,6 @@ def check_same_ground(
             )
 
 
-def retitled(
-    figures: Sequence[FigureSpec], experiment: str, datasets: Sequence[str]
-) -> tuple[FigureSpec, ...]:
-    """The figures of a run on other data than the paper's, titled by what they show
-    (a paper title such as "DP-IR Fig. 1 (Census)" would misname the data)."""
-    on = ", ".join(datasets)
-    return tuple(
-        replace(f, title=f"{metric_name(f.metric)} on {on} (custom run of {experiment})")
-        for f in figures
-    )
-
-
-def check_figure_axes(figures: Sequence[FigureSpec], grid: Mapping[str, Any]) -> None:
-    """Raise a :class:`ParameterError` if a figure draws an axis (x, facet, row, series)
-    that is neither a grid axis nor a column every result row has."""
-    columns = {*grid, "dataset", "method", "attribute"}
-    for figure in figures:
-        for role in ("x", "facet", "row", "series"):
-            axis = getattr(figure, role)
-            if axis is not None and axis not in columns:
-                raise ParameterError(
-                    f"figure {figure.name!r} draws {role}={axis!r}, which is "
-                    f"not a grid axis {sorted(grid)}; add it to the grid or "
-                    "set figures=[]"
-                )
-
-
 def check_metrics(
     datasets: Sequence[Dataset],
     cells: Sequence[Cell],
@@ -295,27 +280,23 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     methods = _names(config.get("methods"), "methods")
     if not methods:
         raise ParameterError("methods is empty: name at least one method")
+    for method in methods:
+        method_class(method)
     method_options, metric_options = split_options(config.get("options"))
     for metric in (*metrics, *by_attribute):
         get_metric(metric, metric_options.get(metric))
     check_same_ground(methods, metrics, method_options, metric_options)
     figure_configs = config.get("figures") or ()
-    if (
+    study = figure_configs == AUTO
+    if not study and (
         not isinstance(figure_configs, Sequence)
         or isinstance(figure_configs, str)
         or not all(isinstance(f, Mapping) for f in figure_configs)
     ):
         raise ParameterError(
-            f"figures must be a list of figure mappings (or []), got {figure_configs!r}"
+            f"figures must be a list of figure mappings, [] or {AUTO!r}, got {figure_configs!r}"
         )
-    figures = tuple(FigureSpec.from_config(f) for f in figure_configs)
-    for figure in figures:
-        for metric in (figure.metric, figure.x_metric):
-            if metric is not None and metric not in metrics:
-                raise ParameterError(
-                    f"figure {figure.name!r} plots metric {metric!r}, "
-                    f"which is not in metrics {list(metrics)}"
-                )
+    figures = () if study else tuple(FigureSpec.from_config(f) for f in figure_configs)
     tables = tuple(
         (str(t["name"]), load_builder(str(t["builder"]))) for t in config.get("tables") or ()
     )
@@ -326,25 +307,73 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
         raise ParameterError(f"datasets must have distinct names, got {names}")
-    cells = tuple(
-        cell
-        for d in datasets
-        for cell in expand_grid(
-            methods, config.get("grid") or {}, d, method_options, config.get("grid_by_method")
+    grid = config.get("grid") or {}
+    by_method = config.get("grid_by_method") or {}
+    if not isinstance(by_method, Mapping):
+        raise ParameterError(f"grid_by_method must map methods to axes, got {by_method!r}")
+    unknown = [m for m in by_method if m not in methods]
+    if unknown:
+        raise ParameterError(
+            f"grid_by_method.{unknown[0]}: {unknown[0]!r} is not one of methods {list(methods)}"
         )
+
+    def expand(chosen: Sequence[str], dataset: Dataset) -> tuple[Cell, ...]:
+        own = {m: axes for m, axes in by_method.items() if m in chosen}
+        return tuple(expand_grid(chosen, grid, dataset, method_options, own))
+
+    # a preset on a user's data keeps what the data can take (runner.fit); on its own
+    # data, or for what the user named, a method or metric that cannot run is an error
+    own_data = any(override_key(o).split(".")[0] in ("dataset", "datasets") for o in overrides)
+    methods, method_notes = fit_methods(
+        methods,
+        datasets,
+        configs,
+        expand,
+        explicit=not own_data or named(overrides, "methods", study),
+        python=config.get("interface") == "python",
     )
-    check_figure_axes(figures, config.get("grid") or {})
+    cells = tuple(cell for d in datasets for cell in expand(methods, d))
     inapplicable = check_choice(
         str(config.get("inapplicable", INAPPLICABLE[0])), "inapplicable", INAPPLICABLE
     )
-    check_metrics(
-        datasets,
-        cells,
-        [get_metric(m, metric_options.get(m)) for m in dict.fromkeys((*metrics, *by_attribute))],
-        skip_undefined=inapplicable == "skip",
+
+    def check(chosen: Sequence[AttributeMetric | ReleaseMetric]) -> None:
+        check_metrics(datasets, cells, chosen, skip_undefined=inapplicable == "skip")
+
+    declared = (*metrics, *by_attribute)
+
+    def get(name: str) -> AttributeMetric | ReleaseMetric:
+        return get_metric(name, metric_options.get(name))
+
+    explicit_metrics = not own_data or named(overrides, "metrics", study)
+    metrics, metric_notes = fit_metrics(metrics, get, check, explicit_metrics)
+    by_attribute, by_attribute_notes = fit_metrics(
+        by_attribute, get, check, not own_data or named(overrides, "metrics_by_attribute", study)
     )
-    if any(override_key(o).startswith("dataset") for o in overrides):
-        figures = retitled(figures, name, [d.name for d in datasets])
+    if not metrics and not by_attribute:
+        raise ParameterError("no metric can be computed on this data: " + "; ".join(metric_notes))
+    shown = data_label(datasets, configs)
+    if study:
+        figures = derived_figures(
+            dict.fromkeys((*metrics, *by_attribute)),
+            grid,
+            methods,
+            config.get("figure_x"),
+            names,
+            shown,
+        )
+    else:
+        # the experiment's own figures bend to metrics the user replaced; figures the
+        # user named must plot what runs
+        replaced = not named(overrides, "figures", False) and (
+            named(overrides, "metrics", False) or named(overrides, "metrics_by_attribute", False)
+        )
+        figures, figure_notes = fit_figures(
+            figures, (*metrics, *by_attribute), None if replaced else declared, grid
+        )
+        method_notes += figure_notes
+        if own_data:
+            figures = retitled(figures, name, shown)
     if not isinstance(config.get("plot_only", False), bool):
         raise ParameterError(f"plot_only must be true or false, got {config['plot_only']!r}")
     results_dir = config.get("results_dir", "results")
@@ -373,7 +402,18 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
         reading=reading,
         overrides=overrides,
         provenance=provenance(overrides),
-        notes=tuple(n for n in (n_jobs_note, datasets_note, *domain_notes(datasets)) if n),
+        notes=tuple(
+            n
+            for n in (
+                n_jobs_note,
+                datasets_note,
+                *method_notes,
+                *metric_notes,
+                *by_attribute_notes,
+                *domain_notes(datasets),
+            )
+            if n
+        ),
         metric_options=metric_options,
     )
 
@@ -412,13 +452,17 @@ def check_reachable(address: str, timeout: float = 3.0) -> None:
         ) from None
 
 
-def draw_figure(table: pd.DataFrame, spec: FigureSpec, directory: Path) -> list[Path]:
+def draw_figure(table: pd.DataFrame, spec: FigureSpec, directory: Path) -> list[Path] | str:
     """Draw ``spec`` from the result ``table`` and save it in ``directory`` (matplotlib is
-    imported here, on first use)."""
+    imported here, on first use); a figure the stored rows cannot give (every value of its
+    metric left out) is the note saying so, never an error after the sweep."""
     from anonlab.plotting.curves import plot_curves, save_figure
     from anonlab.plotting.maps import plot_map
 
-    drawn = plot_curves(table, spec) if spec.x_metric is None else plot_map(table, spec)
+    try:
+        drawn = plot_curves(table, spec) if spec.x_metric is None else plot_map(table, spec)
+    except ParameterError as error:
+        return f"figure {spec.name!r} is not drawn: {error}"
     return save_figure(drawn, directory, spec.name)
 
 
@@ -431,18 +475,24 @@ def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None)
         table = pd.read_parquet(experiment.results_path)
     directory = experiment.out_dir / "figures"
     figures = experiment.figures
-    # about 0.7 s a figure (PNG and PDF), so figures are drawn in parallel
-    drawn = dict(
-        map_tasks(draw_figure, [(table, spec, directory) for spec in figures], experiment.n_jobs)
-    )
-    paths: list[Path] = [path for i in range(len(figures)) for path in drawn[i]]
+    # about 0.5 s a figure (PNG and PDF): a few are drawn here, more in parallel, where
+    # the workers' start (about 1.5 s of imports) pays for itself
+    workers = experiment.n_jobs if len(figures) > PARALLEL_FIGURES else 1
+    drawn = dict(map_tasks(draw_figure, [(table, spec, directory) for spec in figures], workers))
+    for i in range(len(figures)):
+        if isinstance(drawn[i], str):
+            note(drawn[i])
+    paths: list[Path] = [
+        p for i in range(len(figures)) if not isinstance(drawn[i], str) for p in drawn[i]
+    ]
     for name, builder in experiment.tables:
         try:
             laid_out = builder(table)
         except (KeyError, ValueError) as error:  # a paper table of a run without its axes
             note(f"table {name!r} is not laid out: this run lacks what it needs ({error!r})")
             continue
-        paths += write_table_files(laid_out, experiment.out_dir / "tables", name)
+        legend = getattr(builder, "legend", None)  # how to read its cells, if it says
+        paths += write_table_files(laid_out, experiment.out_dir / "tables", name, legend)
     return paths
 
 

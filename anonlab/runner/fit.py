@@ -1,0 +1,291 @@
+"""What a run keeps of its experiment on the data it is given, decided before any work.
+
+A paper experiment or the arena run on a user's data (a *preset*) may name methods and
+metrics that need what the data lacks: roles, a class, numerical attributes, public
+bounds. Each such method or metric is left out with one note, and so is each figure whose
+metric or axis is gone. A method or metric the user named (``methods=…``, ``metrics=…``;
+every one of a study's) is kept or refused with one error naming the real cause. The
+checks of methods and metrics against the data come before any figure is considered.
+
+A study's figures are derived from what runs (``figures: auto``, :func:`derived_figures`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from anonlab.datasets import DATA_DOMAINS, Dataset
+from anonlab.datasets.build import observed_bounds, unbounded
+from anonlab.methods import method_class, split_variant
+from anonlab.metrics import AttributeMetric, ReleaseMetric
+from anonlab.plotting import FigureSpec, metric_name
+from anonlab.provenance import override_key
+from anonlab.runner.grid import DATASET_AXES, Cell
+from anonlab.validation import ParameterError
+
+#: ``figures: auto``: the figures are derived from what runs (:func:`derived_figures`)
+AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """The methods, metrics and figures a run keeps, and a note for each left out."""
+
+    methods: tuple[str, ...]
+    metrics: tuple[str, ...]
+    by_attribute: tuple[str, ...]
+    figures: tuple[FigureSpec, ...]
+    notes: tuple[str, ...]
+
+
+def named(overrides: Sequence[str], key: str, study: bool) -> bool:
+    """Whether the user named ``key`` (``methods``, ``metrics``…) themselves: on the command
+    line, or in every case for a study, whose methods and metrics are all the user's."""
+    return study or any(override_key(o) == key for o in overrides)
+
+
+def needs_bounds(method: str) -> bool:
+    """Whether ``method``'s proof assumes public bounds (its ``public-bounds`` tag)."""
+    return "public-bounds" in method_class(split_variant(method)[0]).tags()
+
+
+def missing_bounds(
+    datasets: Sequence[Dataset], configs: Sequence[Mapping[str, Any]]
+) -> dict[str, list[str]]:
+    """Per user data set (loader ``csv`` without ``domains: data``), the protected columns
+    whose bounds were read off the data (:func:`~anonlab.datasets.build.unbounded`). A
+    paper data set's domains follow its paper's rule and are stated as a caveat."""
+    missing = {}
+    for dataset, config in zip(datasets, configs, strict=True):
+        if config.get("loader") != "csv" or config.get("domains") == DATA_DOMAINS:
+            continue
+        columns = [a.name for a in unbounded(dataset)]
+        if columns:
+            missing[dataset.name] = columns
+    return missing
+
+
+def bounds_line(dataset: Dataset, columns: Sequence[str], python: bool = False) -> str:
+    """The command-line overrides (or, ``python``, the arguments) that declare bounds for
+    ``columns``: observed ranges to widen into public ones for numeric columns, a
+    hierarchy file for text ones."""
+    numeric = [c for c in columns if not dataset.attribute(c).categorical]
+    text = [c for c in columns if dataset.attribute(c).categorical]
+    parts = []
+    if python:
+        if numeric:
+            ranges = {c: observed_bounds(dataset, dataset.attribute(c)) for c in numeric}
+            parts.append(f"domains={ranges}")
+        if text:
+            parts.append(f"hierarchies={dict.fromkeys(text, 'FILE')}")
+        return ", ".join(parts)
+    if numeric:
+        ranges = ",".join(
+            "{}:[{:g},{:g}]".format(c, *observed_bounds(dataset, dataset.attribute(c)))
+            for c in numeric
+        )
+        parts.append(f"'dataset.domains={{{ranges}}}'")
+    if text:
+        parts.append("'dataset.hierarchies={" + ",".join(f"{c}:FILE" for c in text) + "}'")
+    return " ".join(parts)
+
+
+def bounds_error(
+    methods: Sequence[str],
+    datasets: Sequence[Dataset],
+    configs: Sequence[Mapping[str, Any]],
+    missing: Mapping[str, Sequence[str]],
+    python: bool = False,
+) -> str:
+    """One error for every column that lacks public bounds, with the line to paste (the
+    command line's overrides, or, ``python``, the arguments of :func:`anonlab.study`)."""
+    by_name = {d.name: d for d in datasets}
+    label = {
+        d.name: "the frame" if python else data_label([d], [c])
+        for d, c in zip(datasets, configs, strict=True)
+    }
+    lines = [
+        f"methods {list(methods)} assume public bounds, and these columns of "
+        + "; ".join(f"{label[name]} have none: {', '.join(cs)}" for name, cs in missing.items())
+        + ". Declare them (the observed ranges below are a start: widen them to bounds "
+        "known without looking at the data), or add "
+        + ('domains="data"' if python else "dataset.domains=data")
+        + " to read them off the data (the releases then claim no ε):"
+    ]
+    lines += [bounds_line(by_name[name], columns, python) for name, columns in missing.items()]
+    return "\n  ".join(lines)
+
+
+def fit_methods(
+    methods: Sequence[str],
+    datasets: Sequence[Dataset],
+    configs: Sequence[Mapping[str, Any]],
+    expand: Callable[[Sequence[str], Dataset], Sequence[Cell]],
+    explicit: bool,
+    python: bool = False,
+) -> tuple[tuple[str, ...], list[str]]:
+    """The methods the data can take, and a note for each left out; ``explicit``: the
+    user named them, so one that cannot run is an error instead. Bounds first (one error
+    for every column and method), then each method's own check of each data set."""
+    notes, capable = [], []
+    for method in methods:  # what the method cannot do at all comes first
+        try:
+            for dataset in datasets:
+                expand([method], dataset)
+        except ParameterError as error:
+            if explicit:
+                raise
+            notes.append(f"method {method!r} left out: {error}")
+            continue
+        capable.append(method)
+    missing = missing_bounds(datasets, configs)
+    asking = [m for m in capable if needs_bounds(m)] if missing else []
+    if asking and explicit:
+        raise ParameterError(bounds_error(asking, datasets, configs, missing, python))
+    kept = [m for m in capable if m not in asking]
+    columns = sorted({c for cs in missing.values() for c in cs})
+    notes += [
+        f"method {method!r} left out: it assumes public bounds, which columns {columns} "
+        "lack (declare them with dataset.domains, or dataset.domains=data)"
+        for method in asking
+    ]
+    if not kept:
+        raise ParameterError(
+            "no method can run on this data: " + "; ".join(notes) if notes else "methods is empty"
+        )
+    return tuple(kept), notes
+
+
+def fit_metrics(
+    metrics: Sequence[str],
+    get: Callable[[str], AttributeMetric | ReleaseMetric],
+    check: Callable[[Sequence[AttributeMetric | ReleaseMetric]], None],
+    explicit: bool,
+) -> tuple[tuple[str, ...], list[str]]:
+    """The metrics that can be computed on every cell, and a note for each left out;
+    ``explicit``: the user named them, so one that cannot is an error instead."""
+    kept, notes = [], []
+    for name in metrics:
+        try:
+            check([get(name)])
+        except ParameterError as error:
+            if explicit:
+                raise
+            notes.append(f"metric {name!r} left out: {error}")
+            continue
+        kept.append(name)
+    return tuple(kept), notes
+
+
+def fit_figures(
+    figures: Sequence[FigureSpec],
+    metrics: Sequence[str],
+    declared: Sequence[str] | None,
+    grid: Mapping[str, Any],
+) -> tuple[tuple[FigureSpec, ...], list[str]]:
+    """The figures whose metric and axes the run has, and a note for each left out. A
+    figure of a metric its experiment's own list (``declared``; ``None`` when the user
+    replaced it) never had is an error, the config being wrong; one whose metric or axis
+    the run left out is a note."""
+    columns = {*grid, "dataset", "method", "attribute"}
+    kept, notes = [], []
+    for figure in figures:
+        for metric in (figure.metric, figure.x_metric):
+            if metric is not None and declared is not None and metric not in declared:
+                raise ParameterError(
+                    f"figure {figure.name!r} plots metric {metric!r}, "
+                    f"which is not in metrics {list(declared)}"
+                )
+        gone = [m for m in (figure.metric, figure.x_metric) if m is not None and m not in metrics]
+        axes = [
+            f"{role}={axis}"
+            for role in ("x", "facet", "row", "series")
+            if (axis := getattr(figure, role)) is not None and axis not in columns
+        ]
+        if gone or axes:
+            why = f"metric {gone[0]!r} is not computed" if gone else f"{axes[0]} is not swept"
+            notes.append(f"figure {figure.name!r} left out: {why} in this run")
+            continue
+        kept.append(figure)
+    return tuple(kept), notes
+
+
+def swept(grid: Mapping[str, Any], methods: Sequence[str]) -> list[str]:
+    """The grid axes with more than one value that some method (or the data set view)
+    depends on, in grid order."""
+    used = {a for m in methods for a in method_class(split_variant(m)[0]).axes}
+    return [
+        axis
+        for axis, values in grid.items()
+        if (axis in used or axis in DATASET_AXES)
+        and isinstance(values, Sequence)
+        and not isinstance(values, str)
+        and len(values) > 1
+    ]
+
+
+def derived_figures(
+    metrics: Sequence[str],
+    grid: Mapping[str, Any],
+    methods: Sequence[str],
+    x: str | None,
+    datasets: Sequence[str],
+    label: str,
+) -> tuple[FigureSpec, ...]:
+    """A study's figures: one per metric, ``x`` the named axis or the swept axis with the
+    most values, the methods as curves (a method that ignores ``x`` as a horizontal
+    line), each other swept axis a facet, a row of panels, then a marker series; a panel
+    per data set when there are several."""
+    axes = swept(grid, methods)
+    if x is not None and x not in grid:
+        raise ParameterError(f"figure_x={x!r} is not a grid axis {sorted(grid)}")
+    if x is None:
+        if not axes:
+            raise ParameterError(
+                "a study's figures need an axis to draw against: sweep one grid axis "
+                "(e.g. grid.epsilon=[0.1,1,10]) or set figures=[]"
+            )
+        x = max(axes, key=lambda a: len(grid[a]))  # ties: the first in grid order
+    others = [a for a in axes if a != x]
+    if len(datasets) > 1:
+        others.insert(0, "dataset")
+    if len(others) > 3:
+        raise ParameterError(
+            f"a study's figures draw x and three more axes; {others} vary: "
+            "fix some (one value each) or set figures explicitly"
+        )
+    facet, row, series = (others + [None, None, None])[:3]
+    return tuple(
+        FigureSpec(
+            name=name,
+            metric=name,
+            x=x,
+            facet=facet,
+            row=row,
+            series=series,
+            title=f"{metric_name(name)} on {label}",
+        )
+        for name in metrics
+    )
+
+
+def retitled(figures: Sequence[FigureSpec], experiment: str, data: str) -> tuple[FigureSpec, ...]:
+    """The figures of a run on other data than the paper's, titled by what they show and
+    the data they show it on (a paper title such as "DP-IR Fig. 1 (Census)" would misname
+    the data)."""
+    return tuple(
+        replace(f, title=f"{metric_name(f.metric)} on {data} (custom run of {experiment})")
+        for f in figures
+    )
+
+
+def data_label(datasets: Sequence[Dataset], configs: Sequence[Mapping[str, Any]]) -> str:
+    """How figure titles name the data: a CSV by its file name, any other by its name."""
+    from pathlib import Path
+
+    return ", ".join(
+        Path(str(c["path"])).name if c.get("loader") == "csv" and c.get("path") else d.name
+        for d, c in zip(datasets, configs, strict=True)
+    )

@@ -1,0 +1,175 @@
+"""A study of one's own from Python: ``anonlab.study(frame, methods=…, grid=…, metrics=…)``.
+
+It is ``anonlab run +experiment=study`` on a DataFrame: the same config, validation,
+engine (parallel workers, seeds per cell and repetition, resume from a folder), results
+table and, on request, the same figures. Its errors speak this interface's words
+(``domains=``, not ``dataset.domains``); the command line's are the same errors in its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from anonlab.api import DATA_DOMAINS, check_frame, protected_columns
+from anonlab.config import OVERRIDES_KEY, compose_config
+from anonlab.runner.experiment import build_experiment, run_experiment
+from anonlab.validation import MAX_SEED, ParameterError, check_int
+
+#: the command line's config keys and this interface's argument names, for messages
+WORDS = (
+    (r"'dataset\.domains=\{[^']*\}'", None),  # a pasted line: rewritten by the engine
+    (r"dataset\.domains=data", 'domains="data"'),
+    (r"dataset\.domains", "domains"),
+    (r"dataset\.hierarchies", "hierarchies"),
+    (r"dataset\.roles", "roles"),
+    (r"dataset\.target", "target"),
+    (r"dataset\.alpha", "alpha"),
+    (r"dataset\.(numeric|categorical|attributes)", "columns"),
+    (r"\bgrid\.(\w+)", r"grid['\1']"),
+    (r"\bfigure_x\b", "x"),
+)
+
+
+def python_words(message: str) -> str:
+    """``message`` of the engine in this interface's words."""
+    for pattern, words in WORDS:
+        if words is not None:
+            message = re.sub(pattern, words, message)
+    return message
+
+
+def _listed(values: Sequence[Any]) -> str:
+    return "[" + ",".join(str(v) for v in values) + "]"
+
+
+def study(
+    frame: pd.DataFrame,
+    methods: Sequence[str],
+    grid: Mapping[str, Sequence[Any]] | None = None,
+    metrics: Sequence[str] = ("re", "jsd"),
+    *,
+    columns: Sequence[str] | None = None,
+    domains: Mapping[str, Sequence[float]] | str | None = None,
+    hierarchies: Mapping[str, str] | None = None,
+    roles: Mapping[str, str] | None = None,
+    target: Mapping[str, Any] | None = None,
+    alpha: float | None = None,
+    reps: int = 5,
+    seed: int | None = None,
+    folder: str | Path | None = None,
+    figures: bool = False,
+    x: str | None = None,
+    n_jobs: int = -1,
+) -> pd.DataFrame:
+    """Run ``methods`` × ``grid`` on ``frame`` and measure ``metrics``: the tidy results.
+
+    Parameters
+    ----------
+    frame : the records; numeric columns are numerical attributes, text columns
+        categorical ones (a flat taxonomy unless ``hierarchies`` gives one).
+    methods : registered methods (``anonlab.list_methods()``).
+    grid : ``{axis: values}``, e.g. ``{"k": [2, 5, 10], "epsilon": [1.0]}``; an axis a
+        method does not depend on is ignored for it (drawn as a horizontal line).
+    metrics : registered metrics (``anonlab.list_metrics()``).
+    columns : the attributes to protect, in order; by default every numeric column.
+    domains : ``{column: [low, high]}`` public bounds, which the methods whose proof
+        assumes them (DP, iDP, MST, AIM) need for every protected column; ``"data"`` reads
+        them off the data (those releases then claim no ε).
+    hierarchies, roles, target, alpha : as for :func:`anonlab.protect` and
+        :func:`anonlab.evaluate` (``target``: ``{column, threshold, labels}``).
+    reps : repetitions of each randomized cell.
+    seed : the master seed (``None``: the engine's, as ``anonlab run`` uses); every cell
+        and repetition draws from its own stream of it.
+    folder : where the study is stored (data, results, figures): rerunning into it resumes
+        and recomputes only what is missing. ``None``: a temporary folder, removed after.
+    figures : also draw the figures (one per metric) into ``folder``.
+    x : the figures' x axis (default: the swept axis with the most values).
+    n_jobs : worker processes (``-1``: every core).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per dataset, method, parameters, repetition and metric, with the seed and
+        the release's guarantee: the table ``anonlab run`` writes to ``results.parquet``.
+    """
+    check_frame(frame)
+    chosen = protected_columns(frame, columns, target, hierarchies)
+    if isinstance(methods, str) or isinstance(metrics, str):
+        raise ParameterError("methods and metrics must be lists of names, e.g. ['ir', 'mdav']")
+    if grid is not None and not isinstance(grid, Mapping):
+        raise ParameterError(f"grid must be a mapping {{axis: [values]}}, got {grid!r}")
+    if seed is not None:
+        check_int(seed, "seed", 0, MAX_SEED)
+    if folder is None and figures:
+        raise ParameterError("figures=True draws into a folder: give folder=")
+    text = [c for c in chosen if not pd.api.types.is_numeric_dtype(frame[c])]
+    numeric = [c for c in chosen if c not in text]
+    keep = folder is not None
+    root = Path(folder).expanduser() if keep else Path(tempfile.mkdtemp(prefix="anonlab-"))
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        data = frame.to_csv(index=False)
+        name = f"data-{hashlib.sha256(data.encode()).hexdigest()[:12]}.csv"
+        path = root / name
+        if not path.is_file():
+            temporary = root / f".{name}.tmp"
+            temporary.write_text(data, encoding="utf-8")
+            temporary.replace(path)
+        config = compose_config("+experiment=study")
+        dataset = {
+            **config["dataset"],
+            "path": str(path),
+            "numeric": numeric,
+            "categorical": text or None,
+            "hierarchies": dict(hierarchies) if hierarchies else None,
+            "domains": domains if isinstance(domains, str) else dict(domains or {}) or None,
+            "roles": dict(roles) if roles else None,
+            "target": dict(target) if target else None,
+        }
+        if alpha is not None:
+            dataset["alpha"] = alpha
+        overrides = [
+            "+experiment=study",
+            "dataset=csv",
+            f"dataset.path={path}",
+            f"methods={_listed(methods)}",
+            f"metrics={_listed(metrics)}",
+            *(f"grid.{axis}={_listed(values)}" for axis, values in (grid or {}).items()),
+        ]
+        config |= {
+            "dataset": {
+                k: v for k, v in dataset.items() if v is not None or k in config["dataset"]
+            },
+            "methods": list(methods),
+            "metrics": list(metrics),
+            "grid": {axis: list(values) for axis, values in (grid or {}).items()},
+            "reps": reps,
+            "n_jobs": n_jobs,
+            "results_dir": str(root / "results"),
+            "figures": "auto" if figures else [],
+            "figure_x": x,
+            "interface": "python",
+            OVERRIDES_KEY: overrides,
+        }
+        if seed is not None:
+            config["seed"] = seed
+        try:
+            experiment = build_experiment(config)
+        except ParameterError as error:
+            raise ParameterError(python_words(str(error))) from None
+        table = run_experiment(experiment, experiment.config, progress=False)
+    finally:
+        if not keep:
+            shutil.rmtree(root, ignore_errors=True)
+    return table
+
+
+__all__ = ["DATA_DOMAINS", "python_words", "study"]
