@@ -30,7 +30,7 @@ def data(folder: Path) -> dict[str, Path]:
             "c": rng.normal(50.0, 9.0, 834).round(3),
         }
     )
-    constant = numeric.assign(c=7.0)
+    constant = numeric.assign(a=7.0)
     paths = {"numeric": folder / "numeric.csv", "constant": folder / "constant.csv"}
     numeric.to_csv(paths["numeric"], index=False)
     constant.to_csv(paths["constant"], index=False)
@@ -74,7 +74,7 @@ def cli_cases(paths: dict[str, Path]) -> dict[str, list[str]]:
             "dataset=csv",
             f"dataset.path={paths['constant']}",
             "dataset.numeric=[a,b,c]",
-            "'dataset.domains={a:[-20,20],b:[0,100],c:[0,100]}'".strip("'"),
+            "dataset.domains={a:[-20,20],b:[0,100],c:[0,100]}",
             "metrics=[variance_change]",
             "grid.k=[5]",
             *quick,

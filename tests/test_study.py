@@ -167,3 +167,13 @@ def test_evaluate_refuses_a_release_with_missing_values():
     released = original.assign(a=[1.0, np.nan, 3.0, 4.0])
     with pytest.raises(ParameterError, match="released column 'a' holds nan at row 1"):
         anonlab.evaluate(original, released, ["re"])
+
+
+def test_a_presets_grid_bends_to_a_users_data(compose_config, signed_csv):
+    experiment = built(
+        compose_config, "+experiment=census_ir", "dataset=csv", f"dataset.path={signed_csv}",
+        "dataset.numeric=[x,y,z]", "dataset.domains=data",
+    )  # fmt: skip
+    assert "grid.m: [8, 13] left out, the data has 3 attributes; runs m=[1]" in experiment.notes
+    assert max(c.param_dict.get("k") or 0 for c in experiment.cells) == 40  # n = 40 records
+    assert {c.method for c in experiment.cells} == {"laplace", "ir", "ir_laplace"}

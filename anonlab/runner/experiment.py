@@ -42,6 +42,7 @@ from anonlab.runner.fit import (
     data_label,
     derived_figures,
     fit_figures,
+    fit_grid,
     fit_methods,
     fit_metrics,
     named,
@@ -308,9 +309,21 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     if len(set(names)) != len(names):
         raise ParameterError(f"datasets must have distinct names, got {names}")
     grid = config.get("grid") or {}
+    # a preset on a user's data keeps what the data can take (runner.fit); on its own
+    # data, or for what the user named, a method or metric that cannot run is an error
+    own_data = any(override_key(o).split(".")[0] in ("dataset", "datasets") for o in overrides)
+    grid_notes: list[str] = []
+    if own_data and not study:
+        axes = {override_key(o).partition(".")[2] for o in overrides}
+        grid, grid_notes = fit_grid(grid, datasets, axes)
+        config = {**config, "grid": grid}  # run.json records the grid that runs
     by_method = config.get("grid_by_method") or {}
     if not isinstance(by_method, Mapping):
         raise ParameterError(f"grid_by_method must map methods to axes, got {by_method!r}")
+    if named(overrides, "methods", False) and not any(
+        override_key(o).startswith("grid_by_method") for o in overrides
+    ):  # the experiment's own k for methods the user's list no longer runs
+        by_method = {m: axes for m, axes in by_method.items() if m in methods}
     unknown = [m for m in by_method if m not in methods]
     if unknown:
         raise ParameterError(
@@ -321,9 +334,6 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
         own = {m: axes for m, axes in by_method.items() if m in chosen}
         return tuple(expand_grid(chosen, grid, dataset, method_options, own))
 
-    # a preset on a user's data keeps what the data can take (runner.fit); on its own
-    # data, or for what the user named, a method or metric that cannot run is an error
-    own_data = any(override_key(o).split(".")[0] in ("dataset", "datasets") for o in overrides)
     methods, method_notes = fit_methods(
         methods,
         datasets,
@@ -345,14 +355,22 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     def get(name: str) -> AttributeMetric | ReleaseMetric:
         return get_metric(name, metric_options.get(name))
 
+    def nowhere(metric: AttributeMetric | ReleaseMetric) -> str | None:
+        """Why ``metric`` is undefined on every cell (a class metric on data without a
+        class), so that inapplicable: skip would leave it no row at all."""
+        if "target" in metric.requires and all(d.target is None for d in datasets):
+            return "the data has no class (dataset.target)"
+        return None
+
     explicit_metrics = not own_data or named(overrides, "metrics", study)
-    metrics, metric_notes = fit_metrics(metrics, get, check, explicit_metrics)
+    metrics, metric_notes = fit_metrics(metrics, get, check, explicit_metrics, nowhere)
     by_attribute, by_attribute_notes = fit_metrics(
         by_attribute, get, check, not own_data or named(overrides, "metrics_by_attribute", study)
     )
     if not metrics and not by_attribute:
         raise ParameterError("no metric can be computed on this data: " + "; ".join(metric_notes))
     shown = data_label(datasets, configs)
+    figure_notes: list[str] = []
     if study:
         figures = derived_figures(
             dict.fromkeys((*metrics, *by_attribute)),
@@ -371,7 +389,6 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
         figures, figure_notes = fit_figures(
             figures, (*metrics, *by_attribute), None if replaced else declared, grid
         )
-        method_notes += figure_notes
         if own_data:
             figures = retitled(figures, name, shown)
     if not isinstance(config.get("plot_only", False), bool):
@@ -407,9 +424,11 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
             for n in (
                 n_jobs_note,
                 datasets_note,
+                *grid_notes,
                 *method_notes,
                 *metric_notes,
                 *by_attribute_notes,
+                *figure_notes,
                 *domain_notes(datasets),
             )
             if n

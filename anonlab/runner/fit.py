@@ -12,7 +12,7 @@ A study's figures are derived from what runs (``figures: auto``, :func:`derived_
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -44,6 +44,35 @@ def named(overrides: Sequence[str], key: str, study: bool) -> bool:
     """Whether the user named ``key`` (``methods``, ``metrics``…) themselves: on the command
     line, or in every case for a study, whose methods and metrics are all the user's."""
     return study or any(override_key(o) == key for o in overrides)
+
+
+def fit_grid(
+    grid: Mapping[str, Any], datasets: Sequence[Dataset], named: Collection[str] = ()
+) -> tuple[dict[str, Any], list[str]]:
+    """A preset's grid on a user's data: values of ``k`` beyond the records and of ``m``
+    beyond the attributes of the smallest data set are left out with a note; when none is
+    left, the largest that fits (the data's records or attributes) stands in. An axis the
+    user ``named`` is theirs: its values are checked, not changed."""
+    limits = {
+        "k": min(d.n for d in datasets),
+        "m": min(len(d.attributes) for d in datasets),
+    }
+    fitted, notes = dict(grid), []
+    for axis, limit in limits.items():
+        values = None if axis in named else grid.get(axis)
+        if not isinstance(values, Sequence) or isinstance(values, str):
+            continue
+        numbers = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+        if len(numbers) != len(values) or all(v <= limit for v in numbers):
+            continue  # a bad value is the grid check's to name
+        kept = [v for v in numbers if v <= limit] or [limit]
+        gone = [v for v in numbers if v > limit]
+        what = "records" if axis == "k" else "attributes"
+        notes.append(
+            f"grid.{axis}: {gone} left out, the data has {limit} {what}; runs {axis}={kept}"
+        )
+        fitted[axis] = kept
+    return fitted, notes
 
 
 def needs_bounds(method: str) -> bool:
@@ -151,6 +180,8 @@ def fit_methods(
         "lack (declare them with dataset.domains, or dataset.domains=data)"
         for method in asking
     ]
+    if not kept and asking:  # every method that could run asks for bounds: ask
+        raise ParameterError(bounds_error(asking, datasets, configs, missing, python))
     if not kept:
         raise ParameterError(
             "no method can run on this data: " + "; ".join(notes) if notes else "methods is empty"
@@ -163,11 +194,17 @@ def fit_metrics(
     get: Callable[[str], AttributeMetric | ReleaseMetric],
     check: Callable[[Sequence[AttributeMetric | ReleaseMetric]], None],
     explicit: bool,
+    nowhere: Callable[[AttributeMetric | ReleaseMetric], str | None] = lambda metric: None,
 ) -> tuple[tuple[str, ...], list[str]]:
     """The metrics that can be computed on every cell, and a note for each left out;
-    ``explicit``: the user named them, so one that cannot is an error instead."""
+    ``explicit``: the user named them, so one that cannot is an error instead. A metric
+    ``nowhere`` defined (it says why: no cell has what it needs) is left out too."""
     kept, notes = [], []
     for name in metrics:
+        why = None if explicit else nowhere(get(name))
+        if why:
+            notes.append(f"metric {name!r} left out: {why}")
+            continue
         try:
             check([get(name)])
         except ParameterError as error:
