@@ -176,12 +176,90 @@ def warm_pool(config: dict[str, Any]) -> None:
     pool.warm_up(cap_n_jobs(n_jobs)[0])
 
 
+#: the config keys whose override composes a run of one's own without an experiment: its
+#: data set, methods, metrics and grid (each makes the run custom, :mod:`anonlab.provenance`)
+OWN_RUN_KEYS = frozenset(
+    {"dataset", "datasets", "methods", "metrics", "metrics_by_attribute", "grid", "grid_by_method"}
+)
+#: Hydra flags after which the command runs nothing (help, the composed config, shell
+#: completion) or takes its run from elsewhere (another primary config, a pickled run)
+HYDRA_NOT_A_RUN = frozenset(
+    {
+        *("-h", "--help", "--hydra-help", "--version", "-c", "--cfg", "--resolve"),
+        *("-p", "--package", "-i", "--info", "-sc", "--shell-completion"),
+        *("-cn", "--config-name", "--experimental-rerun"),
+    }
+)
+#: Hydra flags followed by a value (not an override)
+HYDRA_VALUE_FLAGS = frozenset({"-cp", "--config-path", "-cd", "--config-dir"})
+
+
+def experiment_given(overrides: Sequence[str]) -> bool:
+    """Whether ``overrides`` name what to run: an experiment (``+experiment=NAME``), or a
+    run of one's own through its data set, methods, metrics or grid (:data:`OWN_RUN_KEYS`).
+    Overrides of where and how a run goes (``n_jobs``, ``results_dir``, ``seed``, ``reps``,
+    ``profile``, ``runner``, ``hydra`` …) name nothing to run."""
+    for override in overrides:
+        key = override_key(override)
+        root = key.split("@", 1)[0].split("/", 1)[0].split(".", 1)[0]
+        if key == "experiment" or root in OWN_RUN_KEYS:
+            return True
+    return False
+
+
+def hydra_run_overrides(argv: Sequence[str]) -> list[str] | None:
+    """The overrides of a Hydra command line (:func:`hydra_mode`) that runs, or None when
+    it shows something or takes its run from elsewhere (:data:`HYDRA_NOT_A_RUN`)."""
+    overrides, args = [], list(argv)
+    while args:
+        arg = args.pop(0)
+        flag = arg.split("=", 1)[0]
+        if flag in HYDRA_NOT_A_RUN:
+            return None
+        if arg in HYDRA_VALUE_FLAGS:
+            args[:1] = []
+        elif not arg.startswith("-"):
+            overrides.append(arg)
+    return overrides
+
+
+def no_experiment_usage(conf_dir: Path = CONF_DIR) -> str:
+    """What to run, for a command line that names nothing to run (:func:`experiment_given`):
+    the paper experiments of ``conf_dir``, ``all``, a study of one's own data and
+    ``anonlab list``."""
+    from anonlab.listing import list_experiments
+
+    experiments = list_experiments(conf_dir)
+    width = max(len("+experiment=all"), *(len(f"+experiment={n}") for n in experiments.index))
+    lines = [
+        "usage: anonlab run +experiment=NAME [overrides]  (or: python run.py +experiment=NAME …)",
+        "",
+        "Regenerate a figure or table of the papers:",
+        *(
+            f"  {'+experiment=' + name:{width}}  {row.paper} {row.targets}: {row.description}"
+            for name, row in experiments.iterrows()
+        ),
+        f"  {'+experiment=all':{width}}  all of them, then the reproduction report "
+        "(profile=quick: reduced grids)",
+        "",
+        "Study your own data:",
+        "  anonlab run +experiment=study dataset=csv dataset.path=FILE dataset.numeric=[…] "
+        "methods=[…] metrics=[…] grid.k=[…]",
+        "",
+        "Every method, metric, data set and experiment: anonlab list",
+    ]
+    return "\n".join(lines)
+
+
 def run(argv: Sequence[str]) -> int:
     """Run the command line ``argv`` (overrides, and optionally ``--config-path``);
-    returns the exit status: 0, or 2 after one ``error:`` line for a bad input."""
+    returns the exit status: 0, or 2 after one ``error:`` line for a bad input, or after
+    the usage text when it names nothing to run (:func:`experiment_given`)."""
     try:  # every check runs here, before any work or any write
         conf_dir, overrides = split_config_path(argv)
         check_syntax(overrides)
+        if not experiment_given(overrides):
+            return no_experiment(conf_dir)
         config = compose_config(*overrides, conf_dir=conf_dir)
         warm_pool(config)
         experiments = prepare(config, overrides, conf_dir)
@@ -190,6 +268,14 @@ def run(argv: Sequence[str]) -> int:
         return USAGE_ERROR
     execute(config, experiments)
     return 0
+
+
+def no_experiment(conf_dir: Path = CONF_DIR) -> int:
+    """Print what to run (:func:`no_experiment_usage`) and an ``error:`` line on stderr;
+    returns the usage status, 2, having run and written nothing."""
+    print(no_experiment_usage(conf_dir), file=sys.stderr)
+    print("error: no experiment given; choose one above (+experiment=NAME)", file=sys.stderr)
+    return USAGE_ERROR
 
 
 def hydra_mode(argv: Sequence[str]) -> bool:
@@ -264,6 +350,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     command, rest = args[0], args[1:]
     if command == "run":
         if hydra_mode(rest):  # a multirun or a Hydra flag: Hydra's own command line
+            overrides = hydra_run_overrides(rest)
+            if overrides is not None and not experiment_given(overrides):
+                try:
+                    conf_dir, _ = split_config_path(rest)
+                    return no_experiment(conf_dir)
+                except ERRORS as error:
+                    print(error_line(error), file=sys.stderr)
+                    return USAGE_ERROR
             return hydra_run(rest)
         return run(rest)
     if command == "report":
