@@ -53,6 +53,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_runs import calibrate  # the same machine-speed yardstick
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "anonlab"
 RUN = [sys.executable, str(ROOT / "run.py")]
@@ -73,19 +75,6 @@ KERNEL_MODULES = (
 
 def load() -> str:
     return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def calibrate() -> float:
-    """Median seconds of a fixed pure-Python loop (3·10⁶ additions)."""
-
-    def loop() -> float:
-        clock = time.perf_counter()
-        total = 0
-        for i in range(3_000_000):
-            total += i
-        return time.perf_counter() - clock
-
-    return statistics.median(loop() for _ in range(5))
 
 
 def numba_cache_files() -> list[Path]:
