@@ -156,8 +156,9 @@ def fit_methods(
     python: bool = False,
 ) -> tuple[tuple[str, ...], list[str]]:
     """The methods the data can take, and a note for each left out; ``explicit``: the
-    user named them, so one that cannot run is an error instead. Bounds first (one error
-    for every column and method), then each method's own check of each data set."""
+    user named them, so one that cannot run is an error instead. What a method cannot do
+    at all comes first (its own check of each data set), then the bounds: one error for
+    every column and every method that needs them."""
     notes, capable = [], []
     for method in methods:  # what the method cannot do at all comes first
         try:
