@@ -54,8 +54,12 @@ def check_syntax(overrides: Sequence[str]) -> None:
         try:
             parser.parse_overrides([override])
         except HydraException as error:
-            reason = " ".join(str(error).split())
-            raise ParameterError(f"override {override!r} is not valid: {reason}") from None
+            reason = " ".join(str(error).split()).split(" See ")[0]
+            raise ParameterError(
+                f"override {override!r} is not valid: {reason} (a value holding spaces, "
+                "parentheses, commas or other symbols is quoted: "
+                """'dataset.numeric=["width (cm)",age]')"""
+            ) from None
 
 
 def experiments_of(

@@ -64,15 +64,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("/tmp/outside"))
     parser.add_argument("--arena-profile", default="quick")
+    parser.add_argument("--only", nargs="*", choices=list(SETS), help="these data sets only")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     print(f"load average before: {os.getloadavg()}")
-    for name in SETS:
+    for name in args.only or SETS:
         path, columns, threshold = write_csv(name, args.out)
         data = [
             "dataset=csv",
             f"dataset.path={path}",
-            f"dataset.numeric=[{','.join(columns)}]",
+            # quoted: names such as "sepal_length_(cm)" are not bare words to Hydra
+            "dataset.numeric=[" + ",".join(f'"{c}"' for c in columns) + "]",
             "dataset.domains=data",
             f"results_dir={args.out / 'results'}",
         ]
