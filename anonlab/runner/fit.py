@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from anonlab.datasets import DATA_DOMAINS, Dataset
@@ -321,8 +322,6 @@ def retitled(figures: Sequence[FigureSpec], experiment: str, data: str) -> tuple
 
 def data_label(datasets: Sequence[Dataset], configs: Sequence[Mapping[str, Any]]) -> str:
     """How figure titles name the data: a CSV by its file name, any other by its name."""
-    from pathlib import Path
-
     return ", ".join(
         Path(str(c["path"])).name if c.get("loader") == "csv" and c.get("path") else d.name
         for d, c in zip(datasets, configs, strict=True)
