@@ -13,7 +13,7 @@ A study's figures are derived from what runs (``figures: auto``, :func:`derived_
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,17 +28,6 @@ from anonlab.validation import ParameterError
 
 #: ``figures: auto``: the figures are derived from what runs (:func:`derived_figures`)
 AUTO = "auto"
-
-
-@dataclass(frozen=True)
-class Fitted:
-    """The methods, metrics and figures a run keeps, and a note for each left out."""
-
-    methods: tuple[str, ...]
-    metrics: tuple[str, ...]
-    by_attribute: tuple[str, ...]
-    figures: tuple[FigureSpec, ...]
-    notes: tuple[str, ...]
 
 
 def named(overrides: Sequence[str], key: str, study: bool) -> bool:
