@@ -111,8 +111,7 @@ def _check_bounds(
         return
     suggested = []
     if numeric:  # observed ranges, rounded outward: a start, to widen into public bounds
-        view = build_dataset("frame", frame.reset_index(drop=True), numeric)
-        ranges = {c: observed_bounds(view, view.attribute(c)) for c in numeric}
+        ranges = {c: observed_bounds(frame[c]) for c in numeric}
         suggested.append(f"domains={ranges}")
     if text:
         suggested.append(f"hierarchies={dict.fromkeys(text, 'FILE')}")

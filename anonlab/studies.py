@@ -25,7 +25,6 @@ from anonlab.validation import MAX_SEED, ParameterError, check_int
 
 #: the command line's config keys and this interface's argument names, for messages
 WORDS = (
-    (r"'dataset\.domains=\{[^']*\}'", None),  # a pasted line: rewritten by the engine
     (r"dataset\.domains=data", 'domains="data"'),
     (r"dataset\.domains", "domains"),
     (r"dataset\.hierarchies", "hierarchies"),
@@ -41,8 +40,7 @@ WORDS = (
 def python_words(message: str) -> str:
     """``message`` of the engine in this interface's words."""
     for pattern, words in WORDS:
-        if words is not None:
-            message = re.sub(pattern, words, message)
+        message = re.sub(pattern, words, message)
     return message
 
 

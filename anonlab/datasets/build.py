@@ -387,10 +387,10 @@ def unbounded(dataset: Dataset) -> list[Attribute]:
     ]
 
 
-def observed_bounds(dataset: Dataset, attribute: Attribute) -> list[float]:
-    """``[low, high]`` of ``attribute``'s values, rounded outward to three significant
+def observed_bounds(column: pd.Series) -> list[float]:
+    """``[low, high]`` of a numeric ``column``, rounded outward to three significant
     digits: a starting point for declared bounds, to be widened to public ones."""
-    values = dataset.frame[attribute.name].to_numpy(dtype=float)
+    values = column.to_numpy(dtype=float)
 
     def rounded(value: float, up: bool) -> float:
         if value == 0:

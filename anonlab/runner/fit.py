@@ -95,15 +95,14 @@ def bounds_line(dataset: Dataset, columns: Sequence[str], python: bool = False) 
     parts = []
     if python:
         if numeric:
-            ranges = {c: observed_bounds(dataset, dataset.attribute(c)) for c in numeric}
+            ranges = {c: observed_bounds(dataset.frame[c]) for c in numeric}
             parts.append(f"domains={ranges}")
         if text:
             parts.append(f"hierarchies={dict.fromkeys(text, 'FILE')}")
         return ", ".join(parts)
     if numeric:
         ranges = ",".join(
-            "{}:[{:g},{:g}]".format(c, *observed_bounds(dataset, dataset.attribute(c)))
-            for c in numeric
+            "{}:[{:g},{:g}]".format(c, *observed_bounds(dataset.frame[c])) for c in numeric
         )
         parts.append(f"'dataset.domains={{{ranges}}}'")
     if text:
