@@ -80,7 +80,8 @@ def study(
     columns : the attributes to protect, in order; by default every numeric column.
     domains : ``{column: [low, high]}`` public bounds, which the methods whose proof
         assumes them (DP, iDP, MST, AIM) need for every protected column; ``"data"`` reads
-        them off the data (those releases then claim no ε).
+        them off the data (each release's guarantee then states, in its caveat, that
+        its ε holds only if those bounds are public).
     hierarchies, roles, target, alpha : as for :func:`anonlab.protect` and
         :func:`anonlab.evaluate` (``target``: ``{column, threshold, labels}``).
     reps : repetitions of each randomized cell.

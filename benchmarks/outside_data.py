@@ -5,7 +5,8 @@ to CSV. Prints each command, its wall time, its notes and the figures it wrote.
     python benchmarks/outside_data.py [--out /tmp/outside] [--arena-profile quick]
 
 The bounds are read off the data (``dataset.domains=data``): none of these tables comes
-with public bounds, so the DP releases claim no ε, as their guarantees say; the point is the
+with public bounds, so each DP release's ε holds only if those bounds were public, as its
+guarantee's caveat says; the point is the
 utility and risk comparison on data nobody here prepared.
 """
 

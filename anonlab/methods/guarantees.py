@@ -109,10 +109,11 @@ def data_caveat(dataset: Dataset) -> str | None:
     public only if what was read is."""
     attrs = dataset.protected_attributes
     parts = []
-    # DP-IR §4.1: Dom(A) = [0, α·max] of the data
+    # DP-IR §4.1: Dom(A) = [0, α·max] of the data (below 0 the same margin)
     if any(not a.categorical and a.alpha is not None for a in attrs):
         parts.append(
-            "domains set to [0, α·max] of the data (DP-IR §4.1) are public only if those bounds are"
+            "domains set to [0, α·max] of the data (DP-IR §4.1; [α·min, …] below 0) are "
+            "public only if those bounds are"
         )
     if any(a.taxonomy is not None and a.taxonomy.from_data for a in attrs):
         parts.append(

@@ -130,7 +130,8 @@ def bounds_error(
         + ". Declare them (the observed ranges below are a start: widen them to bounds "
         "known without looking at the data), or add "
         + ('domains="data"' if python else "dataset.domains=data")
-        + " to read them off the data (the releases then claim no ε):"
+        + " to read them off the data (each release's guarantee then states that its ε holds"
+        " only if those bounds are public):"
     ]
     lines += [bounds_line(by_name[name], columns, python) for name, columns in missing.items()]
     return "\n  ".join(lines)
