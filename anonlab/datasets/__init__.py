@@ -56,6 +56,8 @@ def check_keys(config: Mapping[str, Any], loader: str) -> None:
         ):
             continue
         shape = "a list of column names" if key in LIST_KEYS else "a mapping {column: …}"
+        if key == "domains":
+            shape += f" or {DATA_DOMAINS!r} (bounds read off the data)"
         raise ParameterError(f"dataset.{key} must be {shape}, got {value!r}")
     alpha = config.get("alpha", DEFAULT_ALPHA)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
