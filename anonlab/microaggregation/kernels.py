@@ -113,7 +113,8 @@ def pairwise_sum(values: np.ndarray, start: int, count: int) -> float:
     longer run is split at half its length rounded down to a multiple of 8, each part
     summed so and the two sums added (the recursion runs on an explicit stack)."""
     if count <= _PAIRWISE_BLOCK:
-        return _pairwise_block(values, start, count)
+        # as int64: callers pass a literal 0, and numba would compile the block again for it
+        return _pairwise_block(values, np.int64(start), count)
     depth = 2
     while count >> depth:
         depth += 1
