@@ -14,7 +14,7 @@ import anonlab
 from anonlab import cli
 from anonlab.config import OVERRIDES_KEY
 from anonlab.runner import build_experiment
-from anonlab.runner.fit import derived_figures
+from anonlab.runner.fit import derived_figures, fit_tables
 from anonlab.validation import ParameterError
 
 
@@ -177,3 +177,20 @@ def test_a_presets_grid_bends_to_a_users_data(compose_config, signed_csv):
     assert "grid.m: [8, 13] left out, the data has 3 attributes; runs m=[1]" in experiment.notes
     assert max(c.param_dict.get("k") or 0 for c in experiment.cells) == 40  # n = 40 records
     assert {c.method for c in experiment.cells} == {"laplace", "ir", "ir_laplace"}
+
+
+def test_the_arena_on_a_users_data_leaves_out_its_attack_on_census(compose_config, signed_csv):
+    experiment = built(
+        compose_config,
+        "+experiment=arena",
+        "dataset=csv",
+        f"dataset.path={signed_csv}",
+        "dataset.numeric=[x,y,z]",
+        "dataset.domains=data",
+    )
+    names = [name for name, _ in experiment.tables]
+    assert "attack" not in names and "audited_epsilon" in names
+    assert any("table 'attack' left out" in n and "'census'" in n for n in experiment.notes)
+    attack = {"name": "attack", "about": "census"}
+    assert fit_tables([attack], ["census"]) == ([attack], [])  # kept on its own data
+    assert fit_tables([attack], None) == ([attack], [])  # the experiment's own data

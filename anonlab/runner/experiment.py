@@ -45,6 +45,7 @@ from anonlab.runner.fit import (
     fit_grid,
     fit_methods,
     fit_metrics,
+    fit_tables,
     named,
     retitled,
 )
@@ -298,9 +299,6 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
             f"figures must be a list of figure mappings, [] or {AUTO!r}, got {figure_configs!r}"
         )
     figures = () if study else tuple(FigureSpec.from_config(f) for f in figure_configs)
-    tables = tuple(
-        (str(t["name"]), load_builder(str(t["builder"]))) for t in config.get("tables") or ()
-    )
     configs, datasets_note = dataset_configs(config, overrides)
     if datasets_note:  # run.json and the resume key record the data set that runs
         config = {**config, "datasets": {"dataset": configs[0]}}
@@ -313,6 +311,10 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     # data, or for what the user named, a method or metric that cannot run is an error
     own_data = any(override_key(o).split(".")[0] in ("dataset", "datasets") for o in overrides)
     grid_notes: list[str] = []
+    kept_tables, table_notes = fit_tables(config.get("tables") or (), names if own_data else None)
+    if table_notes:  # run.json records the tables that are written
+        config = {**config, "tables": kept_tables}
+    tables = tuple((str(t["name"]), load_builder(str(t["builder"]))) for t in kept_tables)
     if own_data and not study:
         axes = {override_key(o).partition(".")[2] for o in overrides}
         grid, grid_notes = fit_grid(grid, datasets, axes)
@@ -429,6 +431,7 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
                 *metric_notes,
                 *by_attribute_notes,
                 *figure_notes,
+                *table_notes,
                 *domain_notes(datasets),
             )
             if n

@@ -240,6 +240,26 @@ def fit_figures(
     return tuple(kept), notes
 
 
+def fit_tables(
+    tables: Sequence[Mapping[str, Any]], names: Collection[str] | None
+) -> tuple[list[Mapping[str, Any]], list[str]]:
+    """The tables a run keeps, and a note for each left out: a table ``about`` a fixed
+    data set (one that does not read the run's results, such as the arena's attack on
+    Census) describes that data set, not a user's, so a run on other data (``names``, its
+    data sets' names; ``None`` on the experiment's own data) leaves it out."""
+    kept, notes = [], []
+    for table in tables:
+        about = table.get("about")
+        if names is not None and about is not None and about not in names:
+            notes.append(
+                f"table {table['name']!r} left out: it describes the data set {about!r}, "
+                "not this run's data"
+            )
+            continue
+        kept.append(table)
+    return kept, notes
+
+
 def swept(grid: Mapping[str, Any], methods: Sequence[str]) -> list[str]:
     """The grid axes with more than one value that some method (or the data set view)
     depends on, in grid order."""
