@@ -165,13 +165,13 @@ def split_config_path(argv: Sequence[str]) -> tuple[Path, list[str]]:
 
 def warm_pool(config: dict[str, Any]) -> None:
     """Start a local run's worker pool now (:func:`anonlab.runner.pool.warm_up`), so its
-    workers import while this process imports the runner and builds the experiments; an
-    invalid ``n_jobs`` is left to :func:`~anonlab.runner.build_experiment` to refuse."""
+    workers import while this process imports the runner and builds the experiments (a
+    redraw too: its figures are then drawn in parallel); an invalid ``n_jobs`` is left to
+    :func:`~anonlab.runner.build_experiment` to refuse."""
     n_jobs = config.get("n_jobs", -1)
     runner = config.get("runner") or {}
     if (
-        config.get("plot_only")
-        or runner.get("name", "local") != "local"
+        runner.get("name", "local") != "local"
         or not isinstance(n_jobs, int)
         or isinstance(n_jobs, bool)
         or n_jobs == 0

@@ -35,6 +35,7 @@ from anonlab.plotting import FigureSpec
 from anonlab.plotting.tables import TableBuilder, load_builder, write_table_files
 from anonlab.provenance import override_key, provenance, run_folder
 from anonlab.readings import apply_reading
+from anonlab.runner import pool
 from anonlab.runner.checkpoint import Checkpoint, checkpoint_key, folder_lock, note
 from anonlab.runner.execute import RUNNERS, RunnerSpec, run_cells
 from anonlab.runner.fit import (
@@ -497,9 +498,11 @@ def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None)
         table = pd.read_parquet(experiment.results_path)
     directory = experiment.out_dir / "figures"
     figures = experiment.figures
-    # about 0.5 s a figure (PNG and PDF): a few are drawn here, more in parallel, where
-    # the workers' start (about 1.5 s of imports) pays for itself
-    workers = experiment.n_jobs if len(figures) > PARALLEL_FIGURES else 1
+    # about 0.5 s a figure (PNG and PDF): drawn in parallel by workers already started
+    # (by the grid: their imports are done), else a few here and more in parallel, where
+    # starting the workers (about 1.5 s of imports) pays for itself
+    parallel = len(figures) > 1 and pool.running() or len(figures) > PARALLEL_FIGURES
+    workers = experiment.n_jobs if parallel else 1
     drawn = dict(map_tasks(draw_figure, [(table, spec, directory) for spec in figures], workers))
     for i in range(len(figures)):
         if isinstance(drawn[i], str):

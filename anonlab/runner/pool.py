@@ -78,6 +78,12 @@ def _executor(workers: int) -> Any:
     return _pool
 
 
+def running() -> bool:
+    """Whether this process has started its pool workers (whose imports are done, so a
+    task costs them only its arguments' transfer)."""
+    return _pool is not None
+
+
 def warm_up(n_jobs: int) -> None:
     """Start the pool workers of ``n_jobs`` now, each importing :data:`WORKER_MODULES`;
     returns at once (no-op for ``n_jobs=1``). A failure surfaces with the first task."""
