@@ -77,15 +77,21 @@ def test_a_taxonomy_is_pickled_without_its_tables():
         {"n_jobs": 0},
         {"n_jobs": "two"},
         {"n_jobs": True},
-        {"n_jobs": 2, "plot_only": True},
         {"n_jobs": 2, "runner": {"name": "dask"}},
     ],
 )
-def test_no_pool_is_started_for_a_bad_n_jobs_a_redraw_or_dask(config, monkeypatch):
+def test_no_pool_is_started_for_a_bad_n_jobs_or_dask(config, monkeypatch):
     started = []
     monkeypatch.setattr(pool, "warm_up", started.append)
     warm_pool(config)
     assert started == []
+
+
+def test_a_redraw_starts_its_pool_to_draw_in_parallel(monkeypatch):
+    started = []
+    monkeypatch.setattr(pool, "warm_up", started.append)
+    warm_pool({"n_jobs": 2, "plot_only": True})
+    assert started == [2]
 
 
 def test_a_local_run_starts_its_pool_capped_at_the_cores(monkeypatch):
