@@ -19,6 +19,36 @@ NONE = "none"
 PRIVACY_NOTIONS = (DP, APPROX_DP, IDP)
 
 
+#: how an EMD ground treats tied confidential values (:attr:`Guarantee.ties`)
+TIES = {"distinct": "shared_bin", "rank": "record_order"}
+
+
+@dataclass(frozen=True)
+class Levels:
+    """The k-anonymity, t-closeness and l-diversity levels a release reaches on one unit
+    and EMD ground.
+
+    Attributes
+    ----------
+    unit : ``cluster`` (the method's clusters) or ``class`` (the released equivalence
+        classes: records whose released quasi-identifiers are identical, TCM §2.1).
+    ground : the EMD ground distance t is measured with (``distinct`` or ``rank``).
+    k : the smallest group.
+    t : the largest EMD between a group's confidential values and the data set's (TCM §2.2).
+    l : distinct l-diversity, the fewest distinct confidential values in a group
+        (Machanavajjhala et al. 2007, §4.1).
+    entropy_l : entropy l-diversity, exp of the least entropy (natural log) of a group's
+        confidential values (Machanavajjhala et al. 2007, Def. 4.1).
+    """
+
+    unit: str
+    ground: str
+    k: int
+    t: float
+    l: int  # noqa: E741 - l-diversity's own letter
+    entropy_l: float
+
+
 @dataclass(frozen=True)
 class Guarantee:
     """The guarantee of one release.
@@ -46,8 +76,17 @@ class Guarantee:
     record_aligned : whether released row i is a version of record i.
     ground, t_unit, l : t-closeness only: the EMD ground distance, the unit t is checked
         on (``cluster``: every cluster, so every released equivalence class, a union of
-        clusters, is within it by the convexity of the EMD), and the l-diversity reached
-        (fewest distinct confidential values in a cluster).
+        clusters, is within it by the convexity of the EMD), and the distinct l-diversity
+        reached on that unit (fewest distinct confidential values in a cluster).
+    ties : t-closeness only: how the ground treats tied confidential values (:data:`TIES`):
+        ``shared_bin`` (``distinct``: tied values are one bin, so t does not depend on the
+        records' order) or ``record_order`` (``rank``: tied records take consecutive ranks
+        in record order, so t depends on that order; ``levels`` then states t under the
+        ``distinct`` ground too).
+    levels : t-closeness of a release only: k, t, distinct and entropy l on each unit
+        (``cluster``, and ``class``, the records with identical released
+        quasi-identifiers) and ground, as :class:`Levels`; not a result-table column
+        (the table keeps one row of guarantee columns per release).
     """
 
     notion: str
@@ -67,6 +106,8 @@ class Guarantee:
     ground: str | None = None
     t_unit: str | None = None
     l: int | None = None  # noqa: E741 - l-diversity's own letter
+    ties: str | None = None
+    levels: tuple[Levels, ...] = ()
 
     def __post_init__(self) -> None:
         if self.claimed is None:
@@ -86,7 +127,9 @@ class Guarantee:
         }
 
 
-#: the fields in the result table's order (:meth:`Guarantee.as_columns`)
+#: the fields in the result table's order (:meth:`Guarantee.as_columns`); ``ties`` and
+#: ``levels`` are not among them: ``ties`` follows from ``ground`` (:data:`TIES`), and
+#: ``levels`` holds several values per release
 FIELDS = (
     "notion",
     "claimed",
@@ -155,7 +198,9 @@ __all__ = [
     "K_ANONYMITY",
     "NONE",
     "PRIVACY_NOTIONS",
+    "TIES",
     "T_CLOSENESS",
     "Guarantee",
+    "Levels",
     "Mechanism",
 ]

@@ -37,7 +37,7 @@ from anonlab.guarantee import (
     Guarantee,
     Mechanism,
 )
-from anonlab.partition import fewest_distinct, largest_emd, smallest_cluster
+from anonlab.partition import levels, smallest_cluster
 from anonlab.validation import check_int
 
 if TYPE_CHECKING:
@@ -131,8 +131,9 @@ def of_release(
 ) -> Guarantee:
     """The guarantee ``release`` carries: :func:`guarantee` for its m attributes, with the
     k, t and l it reaches (its smallest cluster, its largest cluster EMD, its fewest
-    distinct confidential values) and what its data's domains (:func:`data_caveat`) and
-    its randomness (``seeded``) add. ``strict_bounds`` (the library's
+    distinct confidential values; for t-closeness also ``levels``, k, t, distinct and
+    entropy l per cluster and per released equivalence class) and what its data's domains
+    (:func:`data_caveat`) and its randomness (``seeded``) add. ``strict_bounds`` (the library's
     :func:`anonlab.protect`): a domain read off the data voids a privacy notion instead of
     being stated as a caveat, as the experiments state the papers' rule."""
     view = release.dataset
@@ -145,10 +146,15 @@ def of_release(
         labels = release.cluster_labels
         if stated.notion == K_ANONYMITY:
             return replace(stated, k=smallest_cluster(labels))
-        reached_t = largest_emd(view, labels, getattr(method, "ground", "distinct"))
-        reached = replace(
-            stated, k=smallest_cluster(labels), t=reached_t, l=fewest_distinct(view, labels)
+        ground = getattr(method, "ground", "distinct")
+        # the stated unit (cluster) under the method's ground first; the rank ground's t
+        # depends on the order of tied records, so the tie-free distinct ground's beside it
+        found = levels(
+            view, labels, release.values, (ground, "distinct")[: 1 + (ground != "distinct")]
         )
+        cluster = found[0]
+        reached_t = cluster.t
+        reached = replace(stated, k=cluster.k, t=reached_t, l=cluster.l, levels=found)
         short = [
             f"{what} reached {got:g}, the target {want:g}"
             for what, got, want, worse in (

@@ -18,7 +18,7 @@ from typing import ClassVar
 import numpy as np
 
 from anonlab.datasets import Dataset
-from anonlab.guarantee import T_CLOSENESS, Guarantee
+from anonlab.guarantee import T_CLOSENESS, TIES, Guarantee
 from anonlab.methods.base import Method, Release, postprocess
 from anonlab.microaggregation import cluster_means
 from anonlab.tcloseness import GROUNDS
@@ -73,6 +73,7 @@ class TCloseness(Method):
             t=self.t,
             ground=self.ground,
             t_unit="cluster",
+            ties=TIES[self.ground],
             caveat=self.caveat,
         )
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from anonlab.datasets import Dataset
 from anonlab.metrics.base import ReleaseMetric
-from anonlab.partition import largest_emd, smallest_cluster
+from anonlab.partition import UNITS, class_labels, largest_emd, smallest_cluster
 from anonlab.release import Release
 from anonlab.tcloseness import GROUNDS
 from anonlab.validation import ParameterError
@@ -44,20 +44,35 @@ def cluster_mean(view: Dataset, release: Release) -> float:
     return float(np.mean([len(labels) / (labels[:, j].max() + 1) for j in range(labels.shape[1])]))
 
 
-def max_emd(view: Dataset, release: Release, ground: str = "distinct") -> float:
-    """Largest EMD between a cluster's confidential values and the whole data set's (TCM
-    §2.2): the release is t-close iff this is ≤ t. Record-level partitions only.
-    ``ground``: bins over the distinct values (TCM §2.2) or the records' ranks (TCM
-    Propositions 1–2), :class:`~anonlab.tcloseness.OrderedEMD`; a run's t-closeness
-    methods use the same one."""
-    labels = _labels(release, "max_emd")
+def unit_groups(view: Dataset, release: Release, unit: str, metric: str) -> np.ndarray:
+    """Group of every record on ``unit`` (:data:`~anonlab.partition.UNITS`): its cluster
+    (a record-level partition, one cluster per record) or its released equivalence class
+    (the records whose released quasi-identifiers are identical, TCM §2.1)."""
+    if unit == "class":
+        _role(view, "quasi_identifier", metric)
+        return class_labels(view, release.values)
+    labels = _labels(release, metric)
     if (labels != labels[:, :1]).any():
         raise ParameterError(
-            "metric 'max_emd' needs a record-level partition (one cluster "
-            "per record, as microaggregation of the quasi-identifiers gives)"
+            f"metric {metric!r} with unit 'cluster' needs a record-level partition (one "
+            "cluster per record, as microaggregation of the quasi-identifiers gives); "
+            "unit 'class' needs none"
         )
+    return labels[:, 0]
+
+
+def max_emd(
+    view: Dataset, release: Release, ground: str = "distinct", unit: str = "cluster"
+) -> float:
+    """Largest EMD between a group's confidential values and the whole data set's (TCM
+    §2.2): the release is t-close iff this is ≤ t. ``ground``: bins over the distinct
+    values (TCM §2.2) or the records' ranks (TCM Propositions 1–2),
+    :class:`~anonlab.tcloseness.OrderedEMD`; a run's t-closeness methods use the same
+    one. ``unit``: the clusters (record-level partitions only) or the released
+    equivalence classes (:func:`unit_groups`)."""
+    groups = unit_groups(view, release, unit, "max_emd")
     _role(view, "confidential", "max_emd")
-    return largest_emd(view, labels, ground)
+    return largest_emd(view, groups[:, None], ground)
 
 
 def normalised_sse(view: Dataset, release: Release) -> float:
@@ -98,8 +113,9 @@ CLUSTER_MEAN = ReleaseMetric(
 MAX_EMD = ReleaseMetric(
     "max_emd",
     max_emd,
-    "largest EMD of a cluster (t-closeness level)",
-    option_choices={"ground": GROUNDS},
+    "largest EMD of a cluster, or of a released equivalence class (option unit) "
+    "(t-closeness level)",
+    option_choices={"ground": GROUNDS, "unit": UNITS},
     requires=("record_partition", "confidential"),
     label="Largest cluster EMD (t reached)",
 )
