@@ -125,3 +125,49 @@ def test_stop_can_kill_a_busy_worker_at_once():
     pool.stop(kill=True)
     assert time.perf_counter() - clock < 10
     assert busy.done()
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie waiting to be reaped does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc: ask the kernel
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_workers_and_trackers_exit_when_the_run_is_sigkilled(tmp_path):
+    """A run killed with SIGKILL leaves no worker and no resource tracker behind."""
+    import subprocess
+    import sys
+    import time
+
+    child = """
+import multiprocessing.resource_tracker as mp_tracker, os, signal
+from joblib.externals.loky.backend import resource_tracker as loky_tracker
+from anonlab.runner import pool
+executor = pool._executor(1)
+worker = executor.submit(os.getpid).result()
+print(worker, loky_tracker._resource_tracker._pid, mp_tracker._resource_tracker._pid, flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+    out = tmp_path / "pids"  # a file, not a pipe: a surviving worker would hold a pipe open
+    with out.open("w") as stdout:
+        status = subprocess.run([sys.executable, "-c", child], stdout=stdout).returncode
+    assert status == -9
+    pids = [int(p) for p in out.read_text().split() if p != "None"]
+    assert len(pids) >= 2  # the worker and at least loky's tracker
+    deadline = time.monotonic() + 5
+    while any(map(_alive, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [pid for pid in pids if _alive(pid)]
+    for pid in left:  # ours: not to be left running after a failure
+        os.kill(pid, 9)
+    assert left == []

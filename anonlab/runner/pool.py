@@ -10,6 +10,12 @@ that imports NumPy, pandas, numba, matplotlib and the runner (about 1 s); starte
 that overlaps the main process's own imports. Results never depend on who runs a task
 (:mod:`anonlab.runner.execute`).
 
+Nothing outlives the run: each worker watches the process that started it
+(:func:`_watch_parent`) and exits within :data:`WATCH_INTERVAL` of its death, however it
+died (SIGKILL included); the resource trackers of loky and multiprocessing then see their
+pipes close and exit too. A worker ignores Ctrl-C: the terminal sends SIGINT to the whole
+process group, and the main process alone decides what an interrupt does.
+
 This module imports only the standard library at load, so the command line can start the
 pool before it imports the runner.
 """
@@ -17,6 +23,10 @@ pool before it imports the runner.
 from __future__ import annotations
 
 import os
+import signal
+import sys
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -42,6 +52,8 @@ THREAD_VARIABLES = (
     "NUMEXPR_NUM_THREADS",
 )
 AHEAD = 2  # tasks queued per worker, so a worker never waits for the next one
+#: seconds between a worker's looks at its parent: the longest it outlives a killed run
+WATCH_INTERVAL = 0.2
 
 _pool: Any = None  # the executor this process started, if any
 
@@ -59,6 +71,26 @@ def _load_runner() -> None:
     gc.freeze()
 
 
+def _watch_parent(parent: int) -> None:
+    """Run in each worker as it starts: ignore Ctrl-C, and exit at once when ``parent``
+    (the process that started the pool) is gone, i.e. when this process's parent is no
+    longer ``parent`` (reparented to PID 1 or a subreaper).
+
+    A thread polls :func:`os.getppid` rather than ``prctl(PR_SET_PDEATHSIG)``: Linux
+    sends that signal when the *thread* that forked the worker ends, and loky forks
+    replacement workers from its manager thread, so it could kill a worker of a live
+    run; polling works the same on every POSIX system, for 0.2 s of delay."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(WATCH_INTERVAL)
+        os._exit(1)  # no cleanup to wait for: the parent that wanted the results is gone
+
+    if sys.platform != "win32":  # a Windows process is never reparented
+        threading.Thread(target=watch, name="anonlab-watch-parent", daemon=True).start()
+
+
 def helpers(n_jobs: int) -> int:
     """Pool workers beside this process for ``n_jobs`` (joblib's convention: negative
     counts from the number of cores)."""
@@ -74,7 +106,12 @@ def _executor(workers: int) -> Any:
     from joblib.executor import get_memmapping_executor
 
     threads = str(max((os.cpu_count() or 1) // (workers + 1), 1))
-    _pool = get_memmapping_executor(workers, env=dict.fromkeys(THREAD_VARIABLES, threads))
+    _pool = get_memmapping_executor(
+        workers,
+        env=dict.fromkeys(THREAD_VARIABLES, threads),
+        initializer=_watch_parent,
+        initargs=(os.getpid(),),
+    )
     return _pool
 
 
