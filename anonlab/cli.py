@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the runner (pandas, numba) is imported once the worker pool
 #: what a bad input raises; each becomes one ``error:`` line and exit status 2
 ERRORS = (ParameterError, TypeError, ChecksumError, HydraException, OmegaConfBaseException)
 USAGE_ERROR = 2
+INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a program stopped by Ctrl-C
 
 
 def error_line(error: BaseException) -> str:
@@ -318,9 +319,16 @@ def listing(conf_dir: Path = CONF_DIR) -> str:
 def console(argv: Sequence[str] | None = None) -> int:
     """:func:`main` as a process's entry point (``anonlab`` and ``run.py``): the worker
     pool is stopped when the command ends (:func:`anonlab.runner.pool.stop`), its workers
-    killed if it ends on an error or Ctrl-C rather than left to finish their batches."""
+    killed if it ends on an error or Ctrl-C rather than left to finish their batches. Ctrl-C
+    ends in one ``interrupted:`` line saying how many jobs are stored and where, and exit
+    status 130."""
     try:
         status = main(argv)
+    except KeyboardInterrupt as stop:  # Ctrl-C: one line, the shell's status for SIGINT
+        pool.stop(kill=True)
+        line = getattr(stop, "line", None)
+        print(line() if line else "interrupted; run the same command to resume", file=sys.stderr)
+        return INTERRUPTED
     except BaseException:
         pool.stop(kill=True)
         raise

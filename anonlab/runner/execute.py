@@ -134,16 +134,43 @@ def plan_jobs(cells: Sequence[Cell], reps: int, metrics: Sequence[str] = ()) -> 
     machine (run time): then every cell runs ``reps`` times, repetition by repetition
     (all cells' first repetition, then their second, …), so that a change of the
     machine's speed during the run falls on every cell alike rather than on one."""
-    resolved = [get_metric(name) for name in metrics]
-    random_metric = any(m.randomized for m in resolved)
-    measured = any(m.measured for m in resolved)
+    measured = any(get_metric(name).measured for name in metrics)
     jobs: list[Job] = []
-    for index, cell in enumerate(cells):
-        repeat = random_metric or measured or method_class(cell.method).randomized
-        jobs.extend((index, cell, rep) for rep in range(reps if repeat else 1))
+    runs_per_cell = _runs_per_cell(cells, reps, metrics)
+    for index, (cell, runs) in enumerate(zip(cells, runs_per_cell, strict=True)):
+        jobs.extend((index, cell, rep) for rep in range(runs))
     if measured:  # interleaved: the order of the work, not of the results (sorted later)
         jobs.sort(key=lambda job: (job[2], job[0]))
     return jobs
+
+
+def _runs_per_cell(cells: Sequence[Cell], reps: int, metrics: Sequence[str]) -> list[int]:
+    """How many repetitions of each cell :func:`plan_jobs` plans: ``reps``, or 1."""
+    resolved = [get_metric(name) for name in metrics]
+    repeat_all = any(m.randomized or m.measured for m in resolved)
+    return [reps if repeat_all or method_class(c.method).randomized else 1 for c in cells]
+
+
+def count_jobs(cells: Sequence[Cell], reps: int, metrics: Sequence[str] = ()) -> int:
+    """``len(plan_jobs(cells, reps, metrics))``, without building the plan."""
+    return sum(_runs_per_cell(cells, reps, metrics))
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a sweep, saying how many of its ``total`` jobs are ``stored`` (in
+    parts a run of the same command loads instead of recomputing) and where."""
+
+    def __init__(self, stored: int, total: int, folder: Any = None) -> None:
+        super().__init__(stored, total, folder)
+        self.stored, self.total, self.folder = stored, total, folder
+
+    def line(self) -> str:
+        """The one line the command line prints for it."""
+        where = f" in {self.folder}" if self.folder is not None else ""
+        return (
+            f"interrupted: {self.stored} of {self.total} jobs (cell x repetition) stored"
+            f"{where}; run the same command to resume"
+        )
 
 
 @dataclass(frozen=True)
@@ -237,16 +264,21 @@ def run_cells(
             else _local_batches(dataset, todo, args, n_jobs)
         )
         rows: list[dict[str, Any]] = []
-        for done, batch_rows in batches:
-            if checkpoint is not None:
-                checkpoint.save(batch_rows)
-            rows.extend(batch_rows)
-            bar.update(done)
+        try:
+            for done, batch_rows in batches:
+                if checkpoint is not None:
+                    checkpoint.save(batch_rows)
+                    saved[0] += done
+                rows.extend(batch_rows)
+                bar.update(done)
+        except KeyboardInterrupt:  # said in one line by the command line
+            raise Interrupted(min(saved[0], len(jobs)), len(jobs)) from None
         return rows
 
     stored = checkpoint.load() if checkpoint is not None else pd.DataFrame()
     finished = _jobs_of(stored)
     todo = [job for job in jobs if (job[1].id, job[2]) not in finished]
+    saved = [len(jobs) - len(todo)]  # jobs stored so far, for a Ctrl-C to report
     with tqdm(
         total=len(jobs),
         initial=len(jobs) - len(todo),

@@ -37,7 +37,7 @@ from anonlab.provenance import override_key, provenance, run_folder
 from anonlab.readings import apply_reading
 from anonlab.runner import pool
 from anonlab.runner.checkpoint import Checkpoint, checkpoint_key, folder_lock, note
-from anonlab.runner.execute import RUNNERS, RunnerSpec, run_cells
+from anonlab.runner.execute import RUNNERS, Interrupted, RunnerSpec, count_jobs, run_cells
 from anonlab.runner.fit import (
     AUTO,
     data_label,
@@ -530,31 +530,38 @@ def run_grid(
     results folder is locked (:func:`~anonlab.runner.checkpoint.folder_lock`): a second run
     into it waits, then reuses the first's parts. Otherwise nothing is written."""
     key = checkpoint_key(experiment.config, git_commit()) if resume else ""
+    totals = [
+        count_jobs(experiment.cells_of(d), experiment.reps, experiment.metrics)
+        for d in experiment.datasets
+    ]
+    tables = []
     with folder_lock(experiment.out_dir) if resume else nullcontext():
-        table = pd.concat(
-            [
-                run_cells(
-                    dataset,
-                    experiment.cells_of(dataset),
-                    reps=experiment.reps,
-                    master_seed=experiment.seed,
-                    metrics=experiment.metrics,
-                    metrics_by_attribute=experiment.metrics_by_attribute,
-                    n_jobs=experiment.n_jobs,
-                    progress=progress,
-                    runner=experiment.runner,
-                    label=f"{experiment.label} [{dataset.name}]",
-                    metric_options=experiment.metric_options,
-                    checkpoint=(
-                        Checkpoint(experiment.parts_dir / dataset.name, key).open()
-                        if resume
-                        else None
-                    ),
+        for index, dataset in enumerate(experiment.datasets):
+            try:
+                tables.append(
+                    run_cells(
+                        dataset,
+                        experiment.cells_of(dataset),
+                        reps=experiment.reps,
+                        master_seed=experiment.seed,
+                        metrics=experiment.metrics,
+                        metrics_by_attribute=experiment.metrics_by_attribute,
+                        n_jobs=experiment.n_jobs,
+                        progress=progress,
+                        runner=experiment.runner,
+                        label=f"{experiment.label} [{dataset.name}]",
+                        metric_options=experiment.metric_options,
+                        checkpoint=(
+                            Checkpoint(experiment.parts_dir / dataset.name, key).open()
+                            if resume
+                            else None
+                        ),
+                    )
                 )
-                for dataset in experiment.datasets
-            ],
-            ignore_index=True,
-        )
+            except Interrupted as stop:  # the whole experiment's count, and its folder
+                stored = sum(totals[:index]) + stop.stored if resume else 0
+                raise Interrupted(stored, sum(totals), experiment.out_dir) from None
+        table = pd.concat(tables, ignore_index=True)
     table.insert(0, "experiment", experiment.name)
     return table
 
