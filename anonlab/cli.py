@@ -25,6 +25,7 @@ from omegaconf.errors import OmegaConfBaseException
 from anonlab.catalog import experiments as catalog_experiments
 from anonlab.config import CONF_DIR, PAPER_PROFILE, compose_config
 from anonlab.data_fetch import ChecksumError
+from anonlab.io import StorageError, storage_error
 from anonlab.preregistration import staged
 from anonlab.provenance import override_key
 from anonlab.runner import pool
@@ -37,6 +38,7 @@ if TYPE_CHECKING:  # the runner (pandas, numba) is imported once the worker pool
 ERRORS = (ParameterError, TypeError, ChecksumError, HydraException, OmegaConfBaseException)
 USAGE_ERROR = 2
 INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a program stopped by Ctrl-C
+STORAGE_FAILED = 1  # the storage refused a write (anonlab.io.StorageError)
 
 
 def error_line(error: BaseException) -> str:
@@ -321,7 +323,8 @@ def console(argv: Sequence[str] | None = None) -> int:
     pool is stopped when the command ends (:func:`anonlab.runner.pool.stop`), its workers
     killed if it ends on an error or Ctrl-C rather than left to finish their batches. Ctrl-C
     ends in one ``interrupted:`` line saying how many jobs are stored and where, and exit
-    status 130."""
+    status 130; a write the storage refuses (a full disk, :class:`~anonlab.io.StorageError`)
+    in one ``error:`` line naming the folder, and exit status 1."""
     try:
         status = main(argv)
     except KeyboardInterrupt as stop:  # Ctrl-C: one line, the shell's status for SIGINT
@@ -329,6 +332,14 @@ def console(argv: Sequence[str] | None = None) -> int:
         line = getattr(stop, "line", None)
         print(line() if line else "interrupted; run the same command to resume", file=sys.stderr)
         return INTERRUPTED
+    except OSError as error:  # a full disk, a quota, a file size limit, a read-only folder
+        pool.stop(kill=True)
+        where = Path(error.filename).parent if error.filename else Path.cwd()
+        refused = storage_error(error, where)
+        if refused is None:
+            raise
+        print(f"error: {refused}", file=sys.stderr)
+        return STORAGE_FAILED
     except BaseException:
         pool.stop(kill=True)
         raise
@@ -409,7 +420,12 @@ def hydra_run(argv: Sequence[str]) -> int:
         except ERRORS as error:
             print(error_line(error), file=sys.stderr)
             sys.exit(USAGE_ERROR)
-        execute(config, experiments)
+        try:
+            execute(config, experiments)
+        except StorageError as error:  # one line, not Hydra's report of an exception
+            pool.stop(kill=True)
+            print(f"error: {error}", file=sys.stderr)
+            sys.exit(STORAGE_FAILED)
 
     program = sys.argv[0]
     sys.argv = [program, *argv]  # Hydra reads its command line from sys.argv

@@ -4,11 +4,15 @@ multirun with a bad value in a later job."""
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from anonlab import cli
+from anonlab.io import STORAGE_ERRNOS
 from anonlab.runner import execute
 
 # 8 jobs (ir is deterministic: one repetition) in 8 batches of one job, ~0.3 s a run
@@ -21,6 +25,7 @@ SMALL = [
     "n_jobs=1",
     "run_name=small",
 ]
+RESULTS = "results.parquet"
 
 
 def console(tmp_path: Path, *overrides: str) -> int:
@@ -61,3 +66,27 @@ def test_ctrl_c_is_one_line_with_status_130_saying_what_is_stored(tmp_path, monk
     ]
     assert len(list((tmp_path / "small" / "parts" / "census").glob("part-*"))) == 3
     assert not (tmp_path / "small" / "results.parquet").exists()
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EFBIG])
+def test_a_full_disk_is_one_error_line_naming_the_folder_with_nothing_half_written(
+    tmp_path, monkeypatch, capsys, code
+):
+    real, written = pd.DataFrame.to_parquet, []
+
+    def fills_up(frame, path, *args, **kwargs):
+        if len(written) == 2:  # the disk fills up during the third part
+            Path(path).write_bytes(b"PAR1 half")
+            raise OSError(code, os.strerror(code))
+        written.append(path)
+        return real(frame, path, *args, **kwargs)
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", fills_up)
+    assert console(tmp_path) == 1
+    folder = tmp_path / "small" / "parts" / "census"
+    assert lines(capsys) == [
+        f"error: cannot write in {folder} ({os.strerror(code)}); nothing was half-written: "
+        f"{STORAGE_ERRNOS[code]}, then run the same command to resume"
+    ]
+    assert len(list(folder.glob("part-*.parquet"))) == 2  # the parts written before
+    assert not list(tmp_path.rglob("*.tmp")) and not (tmp_path / "small" / RESULTS).exists()

@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from anonlab.io import StorageError
 from anonlab.report.site import build_report
 
 
@@ -23,7 +24,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.results_dir.is_dir():
         print(f"error: no results folder {str(args.results_dir)!r}", file=sys.stderr)
         return 2
-    print(build_report(args.results_dir))
+    try:
+        print(build_report(args.results_dir))
+    except StorageError as error:  # a full disk: one line, nothing half-written
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     return 0
 
 
