@@ -200,7 +200,10 @@ def test_an_unreadable_manifest_discards_its_parts_with_one_note(tmp_path, capsy
     assert line.startswith("note: parts/census/manifest.json is unreadable (")
     assert line.endswith("); the parts beside it (2) are discarded and their jobs recomputed")
     assert reopened.parts() == [] and reopened.load().empty
-    assert json.loads((checkpoint.directory / "manifest.json").read_text()) == {"key": "key"}
+    assert json.loads((checkpoint.directory / "manifest.json").read_text()) == {
+        "key": "key",
+        "parts": {},
+    }
 
 
 def test_a_garbage_manifest_recomputes_the_sweep_to_the_same_bytes(

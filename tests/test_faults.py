@@ -5,7 +5,9 @@ multirun with a bad value in a later job."""
 from __future__ import annotations
 
 import errno
+import json
 import os
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -14,6 +16,7 @@ import pytest
 from anonlab import cli
 from anonlab.io import STORAGE_ERRNOS
 from anonlab.runner import execute
+from anonlab.runner.checkpoint import Checkpoint
 
 # 8 jobs (ir is deterministic: one repetition) in 8 batches of one job, ~0.3 s a run
 SMALL = [
@@ -72,16 +75,16 @@ def test_ctrl_c_is_one_line_with_status_130_saying_what_is_stored(tmp_path, monk
 def test_a_full_disk_is_one_error_line_naming_the_folder_with_nothing_half_written(
     tmp_path, monkeypatch, capsys, code
 ):
-    real, written = pd.DataFrame.to_parquet, []
+    real, written = Path.write_bytes, []
 
-    def fills_up(frame, path, *args, **kwargs):
+    def fills_up(path, data):
         if len(written) == 2:  # the disk fills up during the third part
-            Path(path).write_bytes(b"PAR1 half")
+            real(path, data[:10])
             raise OSError(code, os.strerror(code))
         written.append(path)
-        return real(frame, path, *args, **kwargs)
+        return real(path, data)
 
-    monkeypatch.setattr(pd.DataFrame, "to_parquet", fills_up)
+    monkeypatch.setattr(Path, "write_bytes", fills_up)
     assert console(tmp_path) == 1
     folder = tmp_path / "small" / "parts" / "census"
     assert lines(capsys) == [
@@ -90,3 +93,69 @@ def test_a_full_disk_is_one_error_line_naming_the_folder_with_nothing_half_writt
     ]
     assert len(list(folder.glob("part-*.parquet"))) == 2  # the parts written before
     assert not list(tmp_path.rglob("*.tmp")) and not (tmp_path / "small" / RESULTS).exists()
+
+
+ROW = {"cell_id": 1, "rep": 0, "metric": "re", "attribute": None, "value": 0.5}
+
+
+def two_parts(tmp_path: Path) -> Checkpoint:
+    checkpoint = Checkpoint(tmp_path / "parts" / "census", "key").open()
+    checkpoint.save([ROW])
+    checkpoint.save([{**ROW, "rep": 1}])
+    return checkpoint
+
+
+def notes(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    return [line for line in lines(capsys) if line.startswith("note:")]
+
+
+def test_a_part_with_one_value_changed_fails_its_checksum_and_is_recomputed(tmp_path, capsys):
+    checkpoint = two_parts(tmp_path)
+    digests = json.loads((checkpoint.directory / "manifest.json").read_text())["parts"]
+    assert sorted(digests) == [p.name for p in checkpoint.parts()]
+    changed, kept = checkpoint.parts()
+    frame = pd.read_parquet(changed)
+    frame.loc[0, "value"] = 0.25  # still valid Parquet, with the result columns
+    frame.to_parquet(changed, index=False)
+    assert checkpoint.load()["rep"].tolist() == [pd.read_parquet(kept)["rep"][0]]
+    assert notes(capsys) == [
+        f"note: parts/census/{changed.name} fails its checksum (changed since it was "
+        "stored); its jobs are recomputed"
+    ]
+    assert checkpoint.parts() == [kept]
+
+
+def test_a_part_the_manifest_does_not_list_is_recomputed(tmp_path, capsys):
+    checkpoint = two_parts(tmp_path)
+    stray = checkpoint.directory / "part-0000.parquet"
+    shutil.copy(checkpoint.parts()[0], stray)
+    assert len(checkpoint.load()) == 2
+    assert notes(capsys) == [
+        f"note: parts/census/{stray.name} has no checksum in manifest.json; its jobs are recomputed"
+    ]
+
+
+def test_parts_stored_without_checksums_are_discarded_with_one_note(tmp_path, capsys):
+    checkpoint = two_parts(tmp_path)
+    (checkpoint.directory / "manifest.json").write_text('{"key": "key"}')  # an earlier format
+    assert Checkpoint(checkpoint.directory, "key").open().load().empty
+    assert notes(capsys) == [
+        "note: parts/census holds 2 parts stored without checksums (an earlier version); "
+        "they are discarded and their jobs recomputed"
+    ]
+
+
+def test_a_tampered_part_is_recomputed_to_the_same_bytes(tmp_path, monkeypatch, capsys):
+    assert console(tmp_path) == 0
+    results = tmp_path / "small" / RESULTS
+    expected = results.read_bytes()
+    [part] = (tmp_path / "small" / "parts" / "census").glob("part-*.parquet")  # compacted
+    frame = pd.read_parquet(part)
+    frame.loc[3, "value"] += 1e-9
+    frame.to_parquet(part, index=False)
+    capsys.readouterr()
+    assert console(tmp_path) == 0
+    assert [n.split(" fails ")[1] for n in notes(capsys)] == [
+        "its checksum (changed since it was stored); its jobs are recomputed"
+    ]
+    assert results.read_bytes() == expected

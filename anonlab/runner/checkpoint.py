@@ -11,8 +11,14 @@ as an uninterrupted one.
 
 Runs heal: a part that cannot be read (truncated, empty, not Parquet, without the result
 columns, a folder) is removed with one ``note:`` line on stderr and its jobs are
-recomputed; an unreadable manifest discards its data set's parts the same way. Once every
-planned job is stored, :meth:`Checkpoint.compact` merges a data set's parts into one.
+recomputed; an unreadable manifest discards its data set's parts the same way. Parts are
+verified: the manifest holds each part's SHA-256 (entered before the part is written, so a
+kill between the two leaves an entry without a file, which is ignored), and a part whose
+bytes no longer match, or that the manifest does not list, is recomputed the same way.
+Parts stored before parts carried checksums (a manifest without ``parts``) are discarded
+with a note: nothing vouches for them, and in a checkout the new code's key discards them
+anyway. Once every planned job is stored, :meth:`Checkpoint.compact` merges a data set's
+parts into one.
 :func:`folder_lock` holds ``<out_dir>/.lock`` for a run, so a second run into the same
 folder waits, then reuses the first's parts instead of computing them again.
 """
@@ -20,6 +26,7 @@ folder waits, then reuses the first's parts instead of computing them again.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
@@ -42,6 +49,7 @@ except ImportError:  # Windows: runs into one folder are not serialized
     fcntl = None  # type: ignore[assignment]
 
 MANIFEST = "manifest.json"
+PARTS = "parts"  # the manifest's {part file name: SHA-256 of its bytes}
 LOCK = ".lock"
 # the columns every part has; a job's rows are told apart by ROW_KEY
 COLUMNS = ("cell_id", "rep", "metric", "attribute", "value")
@@ -152,7 +160,30 @@ class Checkpoint:
         stored = json.loads(text)
         if not isinstance(stored, dict) or not isinstance(stored.get("key"), str):
             raise ValueError('not a {"key": ...} object')
+        digests = stored.get(PARTS, {})
+        if not isinstance(digests, dict) or not all(isinstance(v, str) for v in digests.values()):
+            raise ValueError(f'"{PARTS}" is not a {{part: sha256}} object')
         return stored
+
+    def _digests(self) -> dict[str, str]:
+        """The SHA-256 of each part the manifest lists, by file name (none if the manifest
+        is unreadable: its parts were discarded when the checkpoint was opened)."""
+        try:
+            return dict((self._manifest() or {}).get(PARTS, {}))
+        except Exception:
+            return {}
+
+    def _write_manifest(self, digests: Mapping[str, str]) -> None:
+        text = json.dumps({"key": self.key, PARTS: dict(sorted(digests.items()))}) + "\n"
+        write_atomic(self.directory / MANIFEST, lambda tmp: tmp.write_text(text, "utf-8"))
+
+    def _store(self, name: str, frame: pd.DataFrame) -> None:
+        """Write ``frame`` as the part ``name``, its SHA-256 entered in the manifest first."""
+        buffer = io.BytesIO()
+        frame.to_parquet(buffer, index=False)
+        data = buffer.getvalue()
+        self._write_manifest({**self._digests(), name: hashlib.sha256(data).hexdigest()})
+        write_atomic(self.directory / name, lambda tmp: tmp.write_bytes(data))
 
     def open(self) -> Checkpoint:
         """Create the directory; discard parts stored under another key, under an
@@ -176,24 +207,30 @@ class Checkpoint:
                     f"{self._shown(self.directory)} has parts but no {MANIFEST}; they are "
                     "discarded and their jobs recomputed"
                 )
+            elif stored and stored.get("key") == self.key and PARTS not in stored:
+                note(
+                    f"{self._shown(self.directory)} holds {len(self.parts())} parts stored "
+                    "without checksums (an earlier version); they are discarded and their "
+                    "jobs recomputed"
+                )
+                stored = {}
             if (stored or {}).get("key") != self.key:
                 shutil.rmtree(self.directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         for leftover in self.directory.glob(".*.tmp"):  # write_atomic's, when killed
             _remove(leftover)
-        manifest = self.directory / MANIFEST
-        if not manifest.is_file():
-            text = json.dumps({"key": self.key}) + "\n"
-            write_atomic(manifest, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        if not (self.directory / MANIFEST).is_file():
+            self._write_manifest({})
         return self
 
-    def _read(self, path: Path) -> pd.DataFrame | None:
+    def _read(self, path: Path, digests: Mapping[str, str]) -> pd.DataFrame | None:
         """The rows of one part, or ``None`` (with a note, the part removed) if it is
-        unreadable."""
+        unreadable or its bytes are not those whose SHA-256 ``digests`` holds."""
         try:
             if not path.is_file():
                 raise ValueError("a folder, not a file" if path.is_dir() else "not a file")
-            frame = pd.read_parquet(path)
+            data = path.read_bytes()
+            frame = pd.read_parquet(io.BytesIO(data))
             missing = [c for c in COLUMNS if c not in frame.columns]
             if missing:
                 raise ValueError(f"no column {', '.join(missing)}")
@@ -206,12 +243,24 @@ class Checkpoint:
             note(f"{self._shown(path)} is unreadable ({_reason(error)}); its jobs are recomputed")
             _remove(path)
             return None
+        expected = digests.get(path.name)
+        if expected != hashlib.sha256(data).hexdigest():
+            why = (
+                f"has no checksum in {MANIFEST}"
+                if expected is None
+                else "fails its checksum (changed since it was stored)"
+            )
+            note(f"{self._shown(path)} {why}; its jobs are recomputed")
+            _remove(path)
+            return None
         return frame
 
     def load(self) -> pd.DataFrame:
-        """Rows of every readable stored part (empty frame if none); an unreadable part
-        is removed with a note, so its jobs count as not done."""
-        frames = [frame for frame in map(self._read, self.parts()) if frame is not None]
+        """Rows of every readable stored part whose checksum holds (empty frame if none);
+        any other part is removed with a note, so its jobs count as not done."""
+        digests = self._digests()
+        frames = [self._read(path, digests) for path in self.parts()]
+        frames = [frame for frame in frames if frame is not None]
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     def save(self, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -219,8 +268,7 @@ class Checkpoint:
         if not rows:
             return
         frame = pd.DataFrame(list(rows))
-        name = _part_name((r["cell_id"], r["rep"]) for r in rows)
-        write_atomic(self.directory / name, lambda tmp: frame.to_parquet(tmp, index=False))
+        self._store(_part_name((r["cell_id"], r["rep"]) for r in rows), frame)
 
     def compact(self, stored: pd.DataFrame) -> pd.DataFrame:
         """Merge the parts into one: ``stored`` (what :meth:`load` just returned, under the
@@ -231,10 +279,11 @@ class Checkpoint:
         if len(parts) < 2:
             return frame
         target = self.directory / _part_name(zip(frame["cell_id"], frame["rep"], strict=True))
-        write_atomic(target, lambda tmp: frame.to_parquet(tmp, index=False))
+        self._store(target.name, frame)
         for path in parts:
             if path != target:
                 _remove(path)
+        self._write_manifest({target.name: self._digests()[target.name]})
         return frame
 
 
