@@ -114,11 +114,14 @@ def checked_claims(experiment: Experiment, conf_dir: Path = CONF_DIR) -> Experim
 
 def prepare(config: dict[str, Any], overrides: Sequence[str], conf_dir: Path) -> list[Experiment]:
     """Validate a composed config into its experiments; raises one of :data:`ERRORS`."""
+    from anonlab.runner.experiment import stored_results
+
     experiments = experiments_of(config, overrides, conf_dir)
     if config.get("plot_only"):
         for experiment in experiments:
             if not experiment.results_path.is_file():
                 raise ParameterError(f"plot_only: no results at {str(experiment.results_path)!r}")
+            stored_results(experiment)  # a damaged table is rebuilt from the parts, or refused
     return experiments
 
 

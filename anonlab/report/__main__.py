@@ -9,6 +9,7 @@ from pathlib import Path
 
 from anonlab.io import StorageError
 from anonlab.report.site import build_report
+from anonlab.report.view import load_runs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,6 +25,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.results_dir.is_dir():
         print(f"error: no results folder {str(args.results_dir)!r}", file=sys.stderr)
         return 2
+    for run in load_runs(args.results_dir):  # a damaged table: one line, before any write
+        damage = run.damage()
+        if damage:
+            print(f"error: {damage}", file=sys.stderr)
+            return 2
     try:
         print(build_report(args.results_dir))
     except StorageError as error:  # a full disk: one line, nothing half-written

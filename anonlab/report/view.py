@@ -39,6 +39,7 @@ from anonlab.report.claims import (
 )
 from anonlab.report.claims.model import Claim
 from anonlab.report.claims.stats import sequential, spending
+from anonlab.runner.checkpoint import reason
 
 REPORT_DIR = "report"
 #: the previous report's verdicts, to list what changed (``<results_dir>/report/``)
@@ -107,6 +108,22 @@ class Run:
     def table(self) -> pd.DataFrame | None:
         path = self.directory / "results.parquet"
         return pd.read_parquet(path) if path.is_file() else None
+
+    def damage(self) -> str | None:
+        """Why the run's ``results.parquet`` cannot be read, with the command that
+        rebuilds it from the run's stored parts; ``None`` if it reads (or is absent)."""
+        import shlex
+
+        try:
+            self.table()
+        except Exception as error:  # truncated, not Parquet, …: say how to rebuild it
+            why = reason(error)
+            command = shlex.join(["anonlab", "run", *self.overrides, "plot_only=true"])
+            return (
+                f"{self.directory / 'results.parquet'} is unreadable ({why}); rebuild it from "
+                f"the run's stored parts with: {command}"
+            )
+        return None
 
     def _pick(self, found: list[Path], names: Sequence[str] | None, key: str) -> list[Path]:
         if names is not None:

@@ -61,7 +61,7 @@ def note(message: str) -> None:
     print(f"note: {message}", file=sys.stderr, flush=True)
 
 
-def _reason(error: BaseException) -> str:
+def reason(error: BaseException) -> str:
     """The first sentence of ``error``'s message, on one line, without pyarrow's prefix."""
     text = " ".join(str(error).split())
     text = re.sub(r"^Could not open .*? input source '.*?': ", "", text)
@@ -147,7 +147,7 @@ class Checkpoint:
         """The stored part files, sorted by name."""
         return sorted(self.directory.glob("part-*.parquet"))
 
-    def _manifest(self) -> dict[str, Any] | None:
+    def manifest(self) -> dict[str, Any] | None:
         """The stored manifest (``None`` if there is none); raises if it is unreadable."""
         path = self.directory / MANIFEST
         if not path.exists() and not path.is_symlink():
@@ -169,7 +169,7 @@ class Checkpoint:
         """The SHA-256 of each part the manifest lists, by file name (none if the manifest
         is unreadable: its parts were discarded when the checkpoint was opened)."""
         try:
-            return dict((self._manifest() or {}).get(PARTS, {}))
+            return dict((self.manifest() or {}).get(PARTS, {}))
         except Exception:
             return {}
 
@@ -194,11 +194,11 @@ class Checkpoint:
                 _remove(path)
         if self.directory.is_dir():
             try:
-                stored = self._manifest()
+                stored = self.manifest()
             except Exception as error:  # any unreadable manifest heals
                 note(
                     f"{self._shown(self.directory / MANIFEST)} is unreadable "
-                    f"({_reason(error)}); the parts beside it ({len(self.parts())}) are "
+                    f"({reason(error)}); the parts beside it ({len(self.parts())}) are "
                     "discarded and their jobs recomputed"
                 )
                 stored = {}
@@ -240,7 +240,7 @@ class Checkpoint:
                 if not pd.api.types.is_integer_dtype(frame[column]):
                     raise ValueError(f"column {column} is {frame[column].dtype}, not integer")
         except Exception as error:  # any unreadable part is recomputed
-            note(f"{self._shown(path)} is unreadable ({_reason(error)}); its jobs are recomputed")
+            note(f"{self._shown(path)} is unreadable ({reason(error)}); its jobs are recomputed")
             _remove(path)
             return None
         expected = digests.get(path.name)
@@ -317,7 +317,7 @@ def folder_lock(folder: Path) -> Iterator[None]:
             note(f"another run is writing {folder}; this run waits until it is done")
             fcntl.flock(fd, fcntl.LOCK_EX)
         except OSError as error:  # a file system without locks
-            note(f"cannot lock {folder} ({_reason(error)}); runs into it are not serialized")
+            note(f"cannot lock {folder} ({reason(error)}); runs into it are not serialized")
         held[key] = 1
         try:
             yield

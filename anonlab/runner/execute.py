@@ -309,12 +309,20 @@ def run_cells(
                 run(lost, bar)
             if planned <= finished:
                 frame = checkpoint.compact(frame)
+    return assemble(frame, planned, cells, dataset.name)
+
+
+def assemble(
+    frame: pd.DataFrame, planned: set[tuple[int, int]], cells: Sequence[Cell], dataset: str
+) -> pd.DataFrame:
+    """The tidy table of the ``planned`` (cell id, repetition) jobs' rows in ``frame``
+    (rows of a run, or of its stored parts), as :func:`run_cells` returns it."""
     # a job stored twice (two runs sharing a folder) counts once, from the first part
     frame = frame.drop_duplicates(ROW_KEY, keep="first")
     keep = [
         (int(c), int(r)) in planned for c, r in zip(frame["cell_id"], frame["rep"], strict=True)
     ]
-    return tidy_table(frame[keep], cells, dataset.name)
+    return tidy_table(frame[keep], cells, dataset)
 
 
 def _jobs_of(frame: pd.DataFrame) -> set[tuple[int, int]]:

@@ -36,8 +36,17 @@ from anonlab.plotting.tables import TableBuilder, load_builder, write_table_file
 from anonlab.provenance import override_key, provenance, run_folder
 from anonlab.readings import apply_reading
 from anonlab.runner import pool
-from anonlab.runner.checkpoint import Checkpoint, checkpoint_key, folder_lock, note
-from anonlab.runner.execute import RUNNERS, Interrupted, RunnerSpec, count_jobs, run_cells
+from anonlab.runner.checkpoint import PARTS as PARTS_KEY
+from anonlab.runner.checkpoint import Checkpoint, checkpoint_key, folder_lock, note, reason
+from anonlab.runner.execute import (
+    RUNNERS,
+    Interrupted,
+    RunnerSpec,
+    assemble,
+    count_jobs,
+    plan_jobs,
+    run_cells,
+)
 from anonlab.runner.fit import (
     AUTO,
     data_label,
@@ -489,13 +498,75 @@ def draw_figure(table: pd.DataFrame, spec: FigureSpec, directory: Path) -> list[
     return save_figure(drawn, directory, spec.name)
 
 
+def stored_results(experiment: Experiment) -> pd.DataFrame:
+    """The stored results table of ``experiment``. A damaged one (truncated, not Parquet)
+    is rebuilt from the run's stored parts when they hold every job under the run's current
+    key (:func:`rebuild_results`), with a note; otherwise a :class:`ParameterError` says
+    how to recompute it."""
+    path = experiment.results_path
+    if not path.is_file():
+        raise ParameterError(f"no results at {str(path)!r}: run it first")
+    try:
+        return pd.read_parquet(path)
+    except Exception as error:  # any damage: the parts hold the same rows
+        why = reason(error)
+    try:
+        table = rebuild_results(experiment)
+    except ParameterError as error:
+        raise ParameterError(
+            f"{path} is unreadable ({why}) and cannot be rebuilt from its parts ({error}); "
+            "run the same command without plot_only=true to recompute it"
+        ) from None
+    note(f"{path} was unreadable ({why}); it is rebuilt from the run's stored parts")
+    return table
+
+
+def rebuild_results(experiment: Experiment) -> pd.DataFrame:
+    """Write ``results.parquet`` again from the stored parts alone, the same bytes a run
+    writes, and return it; raises a :class:`ParameterError` saying why when the parts
+    were stored under another key (other code or settings) or miss a job. Nothing is
+    computed."""
+    key = checkpoint_key(experiment.config, git_commit())
+    tables = []
+    with folder_lock(experiment.out_dir):
+        for dataset in experiment.datasets:
+            checkpoint = Checkpoint(experiment.parts_dir / dataset.name, key)
+            shown = f"parts/{dataset.name}"
+            try:
+                manifest = checkpoint.manifest()
+            except Exception as error:
+                raise ParameterError(f"{shown}/manifest.json is unreadable: {error}") from None
+            if manifest is None or manifest.get("key") != key:
+                raise ParameterError(f"{shown} holds no parts of this code and these settings")
+            if PARTS_KEY not in manifest:
+                raise ParameterError(f"{shown} holds parts stored without checksums")
+            cells = experiment.cells_of(dataset)
+            planned = {
+                (c.id, r) for _, c, r in plan_jobs(cells, experiment.reps, experiment.metrics)
+            }
+            frame = checkpoint.load()
+            stored = (
+                set(zip(frame["cell_id"].astype(int), frame["rep"].astype(int), strict=True))
+                if len(frame)
+                else set()
+            )
+            if not planned <= stored:
+                raise ParameterError(
+                    f"{shown} holds {len(planned & stored)} of {len(planned)} jobs"
+                )
+            tables.append(assemble(frame, planned, cells, dataset.name))
+        table = pd.concat(tables, ignore_index=True)
+        table.insert(0, "experiment", experiment.name)
+        write_table(table, experiment.results_path)
+    return table
+
+
 def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None) -> list[Path]:
     """Draw every figure and lay out every table of ``experiment`` from its stored results
-    (``figures/*.png|pdf``, ``tables/*.csv|md``)."""
+    (``figures/*.png|pdf``, ``tables/*.csv|md``); a damaged results table is rebuilt from
+    the stored parts first (:func:`stored_results`)."""
     if table is None:
-        if not experiment.results_path.is_file():
-            raise ParameterError(f"no results at {str(experiment.results_path)!r}: run it first")
-        table = pd.read_parquet(experiment.results_path)
+        table = stored_results(experiment)
     directory = experiment.out_dir / "figures"
     figures = experiment.figures
     # about 0.5 s a figure (PNG and PDF): drawn in parallel by workers already started
