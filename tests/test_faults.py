@@ -217,3 +217,33 @@ def test_the_report_of_a_damaged_results_table_is_one_line_saying_how_to_rebuild
         f"in footer); rebuild it from the run's stored parts with: {command}"
     ]
     assert not (tmp_path / "report").exists()
+
+
+def test_a_run_larger_than_the_memory_is_refused_before_any_work(tmp_path, capsys):
+    assert console(tmp_path, "reps=1000000000") == 2
+    [line] = lines(capsys)
+    assert line.startswith(
+        "error: reps=1000000000 over 5 cells plans 3,000,000,002 jobs (cell x repetition) "
+        "giving 6,000,000,004 result rows, about 24.6 TB of memory, more than the "
+    )
+    assert line.endswith(" this machine has available: lower reps or the grid, or split the run")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_check_size_weighs_rows_against_the_memory_available():
+    from anonlab.datasets import build_dataset
+    from anonlab.runner.experiment import ROW_BYTES, check_size
+    from anonlab.runner.grid import Cell
+    from anonlab.validation import ParameterError
+
+    frame = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [4.0, 5.0, 6.0]})
+    data = build_dataset("d", frame, ["x", "y"], domains={"x": (0, 10), "y": (0, 10)})
+    cells = [  # laplace repeats, ir (deterministic) runs once: 3 + 1 jobs
+        Cell("laplace", (("epsilon", 1.0),), "d", 1),
+        Cell("ir", (("k", 2),), "d", 2),
+    ]
+    args = ([data], cells, 3, ["re"], ["jsd"])
+    rows = 4 * (1 + 2)  # 4 jobs, a row of re and one of jsd per attribute
+    check_size(*args, available=rows * ROW_BYTES)
+    with pytest.raises(ParameterError, match="4 jobs .* 12 result rows, about 49.2 kB of memory"):
+        check_size(*args, available=rows * ROW_BYTES - 1)
