@@ -384,6 +384,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 except ERRORS as error:
                     print(error_line(error), file=sys.stderr)
                     return USAGE_ERROR
+            if overrides is not None and any(a in ("-m", "--multirun") for a in rest):
+                try:  # every job of the sweep is valid before the first one runs
+                    check_multirun(overrides, split_config_path(rest)[0])
+                except ERRORS as error:
+                    print(error_line(error), file=sys.stderr)
+                    return USAGE_ERROR
             return hydra_run(rest)
         return run(rest)
     if command == "report":
@@ -395,6 +401,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         return USAGE_ERROR
     print(listing())
     return 0
+
+
+def multirun_jobs(overrides: Sequence[str]) -> tuple[list[list[str]], set[str]] | None:
+    """The overrides of each job of a Hydra multirun of ``overrides``, in Hydra's order
+    (the product of the swept values, as its basic sweeper runs them), without Hydra's own
+    (``hydra.*``, ``hydra/…``), which choose where and how jobs run, not what; and the
+    swept keys. ``None`` when another sweeper chooses the jobs (``hydra/sweeper=…``)."""
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+
+    keys = [override_key(o) for o in overrides]
+    if any(k.startswith(("hydra/sweeper", "hydra.sweeper")) for k in keys):
+        return None
+    ours = [o for o, k in zip(overrides, keys, strict=True) if not k.startswith("hydra")]
+    parsed = OverridesParser.create().parse_overrides(ours)
+    swept = {o.get_key_element() for o in parsed if o.is_sweep_override()}
+    jobs = [job for batch in BasicSweeper.split_arguments(parsed, None) for job in batch]
+    return jobs, swept
+
+
+def check_multirun(overrides: Sequence[str], conf_dir: Path) -> None:
+    """Validate every job of a Hydra multirun of ``overrides`` (:func:`multirun_jobs`) as
+    :func:`run` validates one, before any job runs; raises one of :data:`ERRORS` naming
+    the first bad job and its swept values."""
+    jobs, swept = multirun_jobs(overrides) or ([], set())
+    for number, job in enumerate(jobs if len(jobs) > 1 else [], start=1):
+        try:
+            prepare(compose_config(*job, conf_dir=conf_dir), job, conf_dir)
+        except ERRORS as error:
+            values = " ".join(o for o in job if o.split("=", 1)[0] in swept)
+            message = error_line(error).removeprefix("error: ")
+            raise ParameterError(
+                f"multirun job {number} of {len(jobs)} ({values}): {message}"
+            ) from None
 
 
 def hydra_run(argv: Sequence[str]) -> int:

@@ -247,3 +247,10 @@ def test_check_size_weighs_rows_against_the_memory_available():
     check_size(*args, available=rows * ROW_BYTES)
     with pytest.raises(ParameterError, match="4 jobs .* 12 result rows, about 49.2 kB of memory"):
         check_size(*args, available=rows * ROW_BYTES - 1)
+
+
+def test_a_multirun_validates_every_job_before_the_first_runs(tmp_path, capsys):
+    sweep = [o if o != "reps=2" else "reps=2,0" for o in SMALL]
+    assert cli.main(["run", "-m", *sweep, f"results_dir={tmp_path}"]) == 2
+    assert lines(capsys) == ["error: multirun job 2 of 2 (reps=0): reps must be >= 1, got 0"]
+    assert list(tmp_path.iterdir()) == []
