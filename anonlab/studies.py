@@ -20,6 +20,7 @@ import pandas as pd
 
 from anonlab.api import DATA_DOMAINS, check_frame, protected_columns
 from anonlab.config import OVERRIDES_KEY, compose_config
+from anonlab.io import write_atomic
 from anonlab.runner.experiment import build_experiment, run_experiment
 from anonlab.validation import MAX_SEED, ParameterError, check_int
 
@@ -118,10 +119,8 @@ def study(
         data = frame.to_csv(index=False)
         name = f"data-{hashlib.sha256(data.encode()).hexdigest()[:12]}.csv"
         path = root / name
-        if not path.is_file():
-            temporary = root / f".{name}.tmp"
-            temporary.write_text(data, encoding="utf-8")
-            temporary.replace(path)
+        if not path.is_file():  # a full disk leaves no half-written copy (anonlab.io)
+            write_atomic(path, lambda tmp: tmp.write_text(data, encoding="utf-8"))
         config = compose_config("+experiment=study")
         dataset = {
             **config["dataset"],
