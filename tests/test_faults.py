@@ -159,6 +159,9 @@ def test_parts_stored_without_checksums_are_discarded_with_one_note(tmp_path, ca
         "note: parts/census holds 2 parts stored without checksums (an earlier version); "
         "they are discarded and their jobs recomputed"
     ]
+    (checkpoint.directory / "manifest.json").write_text('{"key": "key"}')  # and no parts
+    Checkpoint(checkpoint.directory, "key").open()
+    assert notes(capsys) == []
 
 
 def test_a_tampered_part_is_recomputed_to_the_same_bytes(tmp_path, done, capsys):

@@ -208,11 +208,12 @@ class Checkpoint:
                     "discarded and their jobs recomputed"
                 )
             elif stored and stored.get("key") == self.key and PARTS not in stored:
-                note(
-                    f"{self._shown(self.directory)} holds {len(self.parts())} parts stored "
-                    "without checksums (an earlier version); they are discarded and their "
-                    "jobs recomputed"
-                )
+                if self.parts():
+                    note(
+                        f"{self._shown(self.directory)} holds {len(self.parts())} parts stored "
+                        "without checksums (an earlier version); they are discarded and their "
+                        "jobs recomputed"
+                    )
                 stored = {}
             if (stored or {}).get("key") != self.key:
                 shutil.rmtree(self.directory)
