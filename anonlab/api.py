@@ -306,6 +306,7 @@ def evaluate(
     alpha: float = DEFAULT_ALPHA,
     target: Mapping[str, Any] | None = None,
     seed: int = 0,
+    record_aligned: bool | None = None,
 ) -> pd.Series:
     """The ``metrics`` of a release of ``original``, averaged over the protected ``columns``
     as in the papers (``anonlab.list_metrics()`` lists them).
@@ -325,6 +326,11 @@ def evaluate(
         :func:`protect`; the domains are those of ``original``.
     target : ``{column, threshold, labels}``, the class of ``f_measure`` (iDP §4.2).
     seed : seeds randomized metrics (``f_measure``'s random forest).
+    record_aligned : whether row i of ``released`` is the protected version of row i of
+        ``original``. By default what ``released.attrs["guarantee"]`` says; a frame
+        without a guarantee (saved and read back, or made elsewhere) says nothing, and
+        metrics that pair each released record with its original are refused unless this
+        is ``True``. Contradicting the guarantee is an error.
 
     Returns
     -------
@@ -344,7 +350,26 @@ def evaluate(
                 "timing, which a released frame does not carry; run it in "
                 "an experiment (anonlab run)"
             )
-    aligned = _record_aligned(released)
+    aligned = _record_aligned(released, record_aligned)
+    if aligned is None:  # nothing says whether released keeps each record's place
+        unknown = SimpleNamespace(
+            name="the given release",
+            record_aligned=False,
+            carries_class=target is not None
+            and isinstance(released, pd.DataFrame)
+            and target.get("column") in released.columns,
+        )
+        for metric in chosen:
+            if metric.refuses(unknown):
+                raise ParameterError(
+                    f"metric {metric.name!r} pairs each released record with its original, "
+                    "and released carries no guarantee (attrs['guarantee'], lost when a "
+                    "release is saved and read back) saying whether it keeps each record's "
+                    "place: pass record_aligned=True if row i of released is the protected "
+                    "version of row i of original, record_aligned=False if not (synthetic "
+                    "data, a shuffled form)"
+                )
+        aligned = False
     own_class = (
         not aligned
         and target is not None
@@ -400,13 +425,23 @@ def evaluate(
     return pd.Series(out, name="value", dtype=float)
 
 
-def _record_aligned(released: Any) -> bool:
+def _record_aligned(released: Any, given: bool | None = None) -> bool | None:
     """Whether ``released`` keeps each record in its place: what its guarantee says
-    (``attrs["guarantee"]["record_aligned"]``), true for a frame without one."""
+    (``attrs["guarantee"]["record_aligned"]``), else ``given`` (``None``: unknown); a
+    ``given`` that contradicts the guarantee raises."""
     if not isinstance(released, pd.DataFrame):
         raise TypeError(f"released must be a pandas DataFrame, got {type(released).__name__}")
+    if given is not None and not isinstance(given, bool):
+        raise ParameterError(f"record_aligned must be True, False or None, got {given!r}")
     stated = released.attrs.get(GUARANTEE)
-    return not isinstance(stated, Mapping) or stated.get("record_aligned", True) is not False
+    if not isinstance(stated, Mapping):
+        return given
+    says = stated.get("record_aligned", True) is not False
+    if given is not None and given != says:
+        raise ParameterError(
+            f"record_aligned={given}: released's guarantee says record_aligned={says}"
+        )
+    return says
 
 
 def _released_values(

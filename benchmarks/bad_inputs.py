@@ -102,7 +102,7 @@ API_CASES = {
     "seed=2**64": "anonlab.protect(pd.DataFrame({'a': [1.0, 2.0]}), 'ir', k=2, seed=2**64)",
     "evaluate on a release with NaN": (
         "anonlab.evaluate(pd.DataFrame({'a': [1.0, 2.0]}), pd.DataFrame({'a': [1.0, None]}),"
-        " ['re'])"
+        " ['re'], record_aligned=True)"
     ),
 }
 

@@ -116,6 +116,24 @@ def test_shuffled_columns_release_is_dp_and_keeps_no_record_in_place():
         anonlab.evaluate(frame, released, ["record_linkage"], ["age", "hours.week"], domains=BOUNDS)
 
 
+def test_evaluate_asks_whether_a_frame_without_a_guarantee_keeps_records_in_place(tmp_path):
+    frame = pd.read_csv(PEOPLE)
+    columns = ["age", "hours.week"]
+    released = anonlab.protect(
+        frame, "ir_laplace", columns, k=5, epsilon=1.0, domains=BOUNDS, form="shuffled_columns"
+    )
+    released.to_csv(tmp_path / "released.csv", index=False)
+    read_back = pd.read_csv(tmp_path / "released.csv")  # its guarantee is lost
+    assert read_back.index.equals(frame.index)  # nothing else tells it apart
+    with pytest.raises(ParameterError, match="record_aligned=True if row i"):
+        anonlab.evaluate(frame, read_back, ["record_linkage"], columns, domains=BOUNDS)
+    with pytest.raises(ParameterError, match="keeps no record's place"):
+        anonlab.evaluate(frame, read_back, ["re"], columns, domains=BOUNDS, record_aligned=False)
+    assert anonlab.evaluate(frame, read_back, ["jsd"], columns, domains=BOUNDS)["jsd"] >= 0
+    with pytest.raises(ParameterError, match="guarantee says record_aligned=False"):
+        anonlab.evaluate(frame, released, ["jsd"], columns, domains=BOUNDS, record_aligned=True)
+
+
 def test_default_columns_are_the_numeric_ones_and_index_is_kept():
     frame = pd.read_csv(PEOPLE).set_index("person")
     frame = frame.assign(**{"balance.eur": frame["balance.eur"].abs()})
@@ -246,7 +264,7 @@ def test_evaluate_is_the_metric_of_the_release():
             original, released[columns].to_numpy(dtype=float), view.protected_attributes
         )
         assert scores[name] == pytest.approx(expected)
-    same = anonlab.evaluate(frame, frame, ["re", "jsd"], columns)
+    same = anonlab.evaluate(frame, frame, ["re", "jsd"], columns, record_aligned=True)
     assert same["re"] == 0 and same["jsd"] == pytest.approx(0, abs=1e-12)
 
 
@@ -286,7 +304,7 @@ def test_evaluate_refuses_what_it_cannot_measure(metrics, released, expected):
         "text": frame.assign(age="x"),
     }[released]
     with pytest.raises(ParameterError, match=re.escape(expected)):
-        anonlab.evaluate(frame, other, metrics, ["age"])
+        anonlab.evaluate(frame, other, metrics, ["age"], record_aligned=True)
 
 
 def test_listings_name_everything_with_a_description():

@@ -166,7 +166,7 @@ def test_evaluate_refuses_a_release_with_missing_values():
     original = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0]})
     released = original.assign(a=[1.0, np.nan, 3.0, 4.0])
     with pytest.raises(ParameterError, match="released column 'a' holds nan at row 1"):
-        anonlab.evaluate(original, released, ["re"])
+        anonlab.evaluate(original, released, ["re"], record_aligned=True)
 
 
 def test_a_presets_grid_bends_to_a_users_data(compose_config, signed_csv):
