@@ -306,6 +306,7 @@ def evaluate(
     alpha: float = DEFAULT_ALPHA,
     target: Mapping[str, Any] | None = None,
     seed: int = 0,
+    control: pd.DataFrame | None = None,
     record_aligned: bool | None = None,
 ) -> pd.Series:
     """The ``metrics`` of a release of ``original``, averaged over the protected ``columns``
@@ -325,7 +326,11 @@ def evaluate(
     columns, domains, hierarchies, roles, alpha : the protected attributes, as given to
         :func:`protect`; the domains are those of ``original``.
     target : ``{column, threshold, labels}``, the class of ``f_measure`` (iDP §4.2).
-    seed : seeds randomized metrics (``f_measure``'s random forest).
+    seed : seeds randomized metrics (``f_measure``'s random forest, the attacks).
+    control : records of the same population that ``released`` was NOT made from (held
+        out before protecting ``original``), with ``original``'s columns: the control
+        baseline that the attack-based risks (``singling_out``, ``linkability``,
+        ``attribute_inference``) need.
     record_aligned : whether row i of ``released`` is the protected version of row i of
         ``original``. By default what ``released.attrs["guarantee"]`` says; a frame
         without a guarantee (saved and read back, or made elsewhere) says nothing, and
@@ -399,6 +404,7 @@ def evaluate(
     values = _released_values(view, original, released, aligned)
     for metric in chosen:
         metric.check(view, None)
+    held = _control(view, control, [m.name for m in chosen if "control" in m.requires])
     from anonlab.methods.base import Release
 
     release = Release(
@@ -406,6 +412,7 @@ def evaluate(
         values,
         record_aligned=aligned,
         target=(released[target["column"]].to_numpy() if own_class else None),
+        control=held,
     )
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     out: dict[str, float] = {}
@@ -442,6 +449,32 @@ def _record_aligned(released: Any, given: bool | None = None) -> bool | None:
             f"record_aligned={given}: released's guarantee says record_aligned={says}"
         )
     return says
+
+
+def _control(view: Dataset, control: Any, needing: Sequence[str]) -> Dataset | None:
+    """The data set view of the ``control`` records (``original``'s attributes, domains
+    and taxonomies); refused when a metric in ``needing`` lacks it."""
+    if control is None:
+        if needing:
+            raise ParameterError(
+                f"metric {needing[0]!r} compares an attack on original's records with one on "
+                "control records the release was not made from: pass control=FRAME, "
+                "records of the same population held out before protecting original"
+            )
+        return None
+    if not isinstance(control, pd.DataFrame):
+        raise TypeError(f"control must be a pandas DataFrame, got {type(control).__name__}")
+    if len(control) < 2:
+        raise ParameterError(f"control: {len(control)} rows; an attack's baseline needs 2")
+    missing = [c for c in view.protected if c not in control.columns]
+    if missing:
+        raise ParameterError(f"control has no column {missing[0]!r}")
+    frame = control[list(view.protected)].reset_index(drop=True)
+    try:
+        _released_values(view, frame, frame)  # numbers, finite, known categories
+    except ParameterError as error:
+        raise ParameterError(str(error).replace("released", "control", 1)) from None
+    return Dataset("control", frame, tuple(view.protected_attributes), view.protected)
 
 
 def _released_values(

@@ -43,6 +43,9 @@ class Release:
     record_aligned : false for a release whose records correspond to no original record
         (synthetic data, as its method's ``record_aligned``); its :attr:`frame` then holds
         the synthesised columns only.
+    control : records of the same population held out from ``dataset`` (the release was
+        not made from them): the control baseline of attack-based risks
+        (:mod:`anonlab.metrics.attacks`); ``None`` when nothing was held out.
     guarantee : what the release guarantees (:func:`anonlab.methods.guarantees.of_release`),
         set by the runner and by :func:`anonlab.protect` after the ``protect`` call.
     """
@@ -56,6 +59,7 @@ class Release:
     target: np.ndarray | None = None
     labelling: Callable[[], np.ndarray] | None = field(default=None, repr=False, compare=False)
     record_aligned: bool = True
+    control: Dataset | None = field(default=None, repr=False, compare=False)
 
     @cached_property
     def cluster_labels(self) -> np.ndarray | None:

@@ -137,6 +137,14 @@ class Dataset:
         )
         return replace(self, attributes=attributes)
 
+    def rows(self, positions: np.ndarray) -> Dataset:
+        """A view of the records at ``positions`` (in that order), with the same attributes,
+        domains and protected columns: a part of the data set (an attack's training or
+        control records), whose public bounds are the whole data set's."""
+        positions = np.asarray(positions, dtype=np.int64)
+        target = None if self.target is None else self.target.iloc[positions]
+        return replace(self, frame=self.frame.iloc[positions], target=target)
+
     def computed_once(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         """``compute()`` the first time ``key`` is asked of this view, then the stored
         value: what every release of the view shares (a metric's reference histograms)."""

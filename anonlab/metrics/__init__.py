@@ -32,6 +32,7 @@ FAMILIES = (
     "correlation",
     "marginals",
     "risk",
+    "attacks",
 )
 
 

@@ -27,7 +27,22 @@ REQUIREMENTS = (
     "numerical",
     "variance",
     "record_correspondence",
+    "control",
 )
+
+#: option ``control`` of the attack-based risks (requirement ``control``): the share of a
+#: data set held out as control records, the rest protected for the attacks alone. Half
+#: by default: singling out compares parts of equal size (a larger training part is
+#: subsampled, which lowers its success rate)
+CONTROL_SHARES: tuple[float, ...] = (0.5, 0.3, 0.2)
+
+
+def control_split(n: int, share: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of the training and control records of ``n``: round(share·n) records
+    drawn uniformly for control, the others for training, each part in record order."""
+    order = rng.permutation(n)
+    held = int(round(share * n))
+    return np.sort(order[held:]), np.sort(order[:held])
 
 
 class _Options:
@@ -101,6 +116,15 @@ class _Options:
                 )
             if need == "target":
                 check_target(self.name, view)
+            if need == "control":
+                share = dict(self.options).get("control", CONTROL_SHARES[0])
+                held = int(round(share * view.n))
+                if min(held, view.n - held) < 2:
+                    raise ParameterError(
+                        f"metric {self.name!r} holds out {share:.0%} of dataset "
+                        f"{view.name!r} as control records: {held} of its {view.n} "
+                        "records; each part needs at least 2"
+                    )
             if need == "numerical":
                 for attribute in view.protected_attributes:
                     if attribute.categorical:
