@@ -9,8 +9,10 @@ import pandas as pd
 import pytest
 
 import anonlab
-from anonlab.datasets import Attribute
+from anonlab.datasets import Attribute, Dataset
 from anonlab.metrics import attacks
+from anonlab.runner.execute import run_job
+from anonlab.runner.grid import Cell
 from anonlab.validation import ParameterError
 
 NUMBERS = tuple(Attribute(name, domain=(-1e3, 1e3)) for name in "abc")
@@ -80,6 +82,29 @@ def test_risk_is_the_excess_over_control_with_wilson_rates():
     result = attacks.attack_result("x", 500, main=250, control=50)
     assert result.residual == pytest.approx((r_main - r_control) / (1 - r_control))
     assert result.low < result.risk < result.high
+
+
+def test_an_experiment_attacks_the_release_of_the_training_part():
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame(population(rng, 120), columns=list("abc"))
+    view = Dataset("toy", frame, NUMBERS)
+    rows = {}
+    for method, params in (("original", ()), ("laplace", (("epsilon", 0.1),))):
+        cell = Cell(method, params, "toy", id=7)
+        job = (0, cell, 0)
+        rows[method] = {
+            r["metric"]: r["value"]
+            for r in run_job(view, job, 5, ["linkability", "attribute_inference", "re"], [])
+        }
+    assert rows["original"]["re"] == 0.0  # the cell's full release is as without attacks
+    assert rows["original"]["linkability"] > 0.9
+    assert rows["laplace"]["linkability"] < 0.1
+    laplace = Cell("laplace", (("epsilon", 0.1),), "toy", id=7)
+    alone = run_job(view, (0, laplace, 0), 5, ["re"], [])  # no attack: no held-out release
+    with_attacks = run_job(view, (0, laplace, 0), 5, ["re", "linkability"], [])
+    assert alone[0]["value"] == with_attacks[0]["value"]
+    again = run_job(view, (0, Cell("original", (), "toy", id=7), 0), 5, ["linkability"], [])
+    assert again[0]["value"] == rows["original"]["linkability"]
 
 
 def test_evaluate_needs_control_records_for_an_attack():

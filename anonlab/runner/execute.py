@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -19,10 +19,12 @@ from anonlab.guarantee import INT_COLUMNS as GUARANTEE_INTS
 from anonlab.guarantee import TEXT_COLUMNS as GUARANTEE_TEXTS
 from anonlab.methods import Method, method_class
 from anonlab.metrics import get_attribute_metric, get_metric
+from anonlab.metrics.base import CONTROL_SHARES, control_split
+from anonlab.release import Release
 from anonlab.runner.checkpoint import ROW_KEY, Checkpoint
 from anonlab.runner.grid import DATASET_AXES, Cell
 from anonlab.runner.pool import map_tasks
-from anonlab.runner.seeds import metric_rng_for, rng_for
+from anonlab.runner.seeds import control_rng_for, held_out_rng_for, metric_rng_for, rng_for
 
 Job = tuple[int, Cell, int]  # (cell index, cell, repetition)
 Options = Mapping[str, Mapping[str, Any]]  # {metric name: {option: value}}
@@ -86,10 +88,17 @@ def _run_job(
     rows: list[dict[str, Any]] = []
     # the child stream is derived only for a randomized metric: deriving costs per job
     metric_rng = metric_rng_for(master_seed, cell.id, rep) if metrics.randomized else None
+    held_out: dict[float, Release] = {}  # the release of the training records, per share
     for name, metric in metrics.release:
         if metric.undefined(view, method):  # allowed by config inapplicable: skip
             continue
-        value = metric.of_release(view, release, metric_rng)
+        measured = release
+        if "control" in metric.requires:
+            share = dict(metric.options).get("control", CONTROL_SHARES[0])
+            if share not in held_out:
+                held_out[share] = release_held_out(view, method, share, master_seed, cell.id, rep)
+            measured = held_out[share]
+        value = metric.of_release(view, measured, metric_rng)
         parts = value.items() if isinstance(value, dict) else [(None, value)]
         rows.extend({**base, "metric": name, "attribute": part, "value": v} for part, v in parts)
     if metrics.by_attribute:
@@ -101,6 +110,18 @@ def _run_job(
         for attribute, value in zip(view.protected, values, strict=True):
             rows.append({**base, "metric": name, "attribute": attribute, "value": float(value)})
     return rows
+
+
+def release_held_out(
+    view: Dataset, method: Method, share: float, master_seed: int, cell: int, rep: int
+) -> Release:
+    """The method's release of the training records of ``view`` with a share ``share``
+    held out as control records (:attr:`~anonlab.release.Release.control`): what
+    attack-based risks measure. The split is the repetition's, the same for every cell;
+    the method draws from a stream of its own, so the cell's main release is unchanged."""
+    training, control = control_split(view.n, share, control_rng_for(master_seed, rep))
+    released = method.release(view.rows(training), held_out_rng_for(master_seed, cell, rep))
+    return replace(released, control=view.rows(control))
 
 
 def run_batch(

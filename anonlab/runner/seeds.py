@@ -28,3 +28,20 @@ def metric_rng_for(master_seed: int, cell: int, rep: int) -> np.random.Generator
     return np.random.default_rng(
         np.random.SeedSequence([int(master_seed), int(cell), int(rep)], spawn_key=(1,))
     )
+
+
+def control_rng_for(master_seed: int, rep: int) -> np.random.Generator:
+    """The generator of repetition ``rep``'s split into training and control records
+    (attack-based risks): a stream of its own (``spawn_key=(2,)``) that depends on no cell,
+    so every method of a repetition is attacked on the same split."""
+    return np.random.default_rng(
+        np.random.SeedSequence([int(master_seed), int(rep)], spawn_key=(2,))
+    )
+
+
+def held_out_rng_for(master_seed: int, cell: int, rep: int) -> np.random.Generator:
+    """The generator of the method's release of the training records of repetition ``rep``
+    of cell ``cell`` (``spawn_key=(3,)``), independent of its release of all records."""
+    return np.random.default_rng(
+        np.random.SeedSequence([int(master_seed), int(cell), int(rep)], spawn_key=(3,))
+    )
