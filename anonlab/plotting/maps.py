@@ -104,11 +104,16 @@ def plot_map(table: pd.DataFrame, spec: FigureSpec) -> Figure:
     if zeros:
         handles.append(Line2D([], [], **zero_marker_style("0.2")))
         labels.append(ZERO_LABEL)
+    # as many columns as the longest label leaves room for (about 18 characters an inch at
+    # 8 pt, and a marker), the figure taller by the rows beyond two: every method of the
+    # arena's twelve stays inside the figure
+    ncols = max(1, min(len(labels), 5, int(width / ((max(map(len, labels)) + 5) / 18.0))))
+    fig.set_size_inches(width, PANEL_HEIGHT + 1.4 + 0.16 * max(0, -(-len(labels) // ncols) - 2))
     fig.legend(
         handles,
         labels,
         loc="outside lower center",
-        ncols=min(len(labels), 5),
+        ncols=ncols,
         frameon=False,
         fontsize=8,
     )
