@@ -137,6 +137,7 @@ def attack_result(
     residual = (r_main.value - r_control.value) / (1.0 - r_control.value)
     d_main = 1.0 / abs(1.0 - r_control.value)
     d_control = (r_main.value - 1.0) / (1.0 - r_control.value) ** 2
+    # first-order error propagation, as anonymeter's residual_success
     error = float(np.hypot(r_main.error * d_main, r_control.error * d_control))
     return AttackResult(attack, n_attacks, main, control, r_main, r_control, residual, error)
 
@@ -239,6 +240,7 @@ def link_probabilities(
     right = _ranges(start1[q0], per1[q0])
     keys = a[left] * len(mult1) + b[right]
     at = np.minimum(np.searchsorted(pairs, keys), len(pairs) - 1)
+    # Giomi et al. 2023, "Linkability": linked when both halves' nearest records coincide
     shared = np.bincount(
         q0[left], weights=np.where(pairs[at] == keys, pair_counts[at], 0), minlength=n
     )
@@ -260,6 +262,7 @@ def guess_probabilities(
     rel, tar = gower_embedding(attributes, aux, released, targets)
     query, rows = nearest_records(rel, tar)
     guess, truth = released[rows, secret], targets[query, secret]
+    # Giomi et al. 2023, "Inference": the secret of the nearest released record, if right
     if attributes[secret].categorical:
         right = guess == truth
     else:
@@ -459,6 +462,7 @@ def singling_out_attack(
         low, high = low[keep], high[keep]
     else:
         low, high = multivariate_predicates(released, attributes, rng, n_attacks)
+    # Giomi et al. 2023, "Singling out": a predicate matching exactly one original record
     main = int(np.sum(_count_matches(training, low, high) == 1))
     held = int(np.sum(_count_matches(control, low, high) == 1))
     return attack_result(f"singling_out ({mode})", n_attacks, main, held)
