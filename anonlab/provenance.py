@@ -6,14 +6,19 @@ provenance, ``"paper"`` or ``"custom"`` (:func:`provenance`). A paper run writes
 custom run never writes there unless asked: it writes to ``<experiment>~<label>/``
 (:func:`custom_label`), or to the folder named by ``run_name``, used as is
 (:func:`run_folder`).
+
+What code computed a run is :func:`source_digest`: a SHA-256 over the package's Python
+files and YAML configs, which a Dask run compares between this process and every worker.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Iterable
-from pathlib import PurePath
+from functools import cache
+from pathlib import Path, PurePath
 
 from anonlab.validation import ParameterError
 
@@ -37,6 +42,10 @@ PAPER_KEYS = frozenset(
 #: ``runner.address=…``, ``hydra.*``, ``hydra/launcher=…``
 PAPER_GROUPS = ("runner", "hydra")
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zip", ".zst")
+#: the folder whose code :func:`source_digest` hashes: the imported package's own
+PACKAGE_DIR = Path(__file__).resolve().parent
+#: the files that make up the code and configs of a run (data and caches do not)
+SOURCE_SUFFIXES = (".py", ".yaml", ".yml")
 
 
 def override_key(override: str) -> str:
@@ -147,6 +156,27 @@ def run_folder(
     return folder
 
 
+def source_digest(root: Path | None = None) -> str:
+    """SHA-256 (hex) over the package's code and configs: every ``.py`` and YAML file under
+    ``root`` (default :data:`PACKAGE_DIR`, its linked ``conf/``, ``experiments/`` and
+    ``data_fetch/`` included), by relative path and contents, ``__pycache__`` left out.
+    Two processes with the same digest run the same code whatever their git state; about
+    10 ms for 170 files, computed once per process and folder."""
+    return _digest(Path(root or PACKAGE_DIR).resolve())
+
+
+@cache
+def _digest(root: Path) -> str:
+    digest = hashlib.sha256()
+    for folder, subfolders, files in os.walk(root, followlinks=True):
+        subfolders[:] = sorted(s for s in subfolders if s != "__pycache__")
+        for name in sorted(f for f in files if f.endswith(SOURCE_SUFFIXES)):
+            path = Path(folder) / name
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
 __all__ = [
     "CUSTOM",
     "PAPER",
@@ -159,4 +189,5 @@ __all__ = [
     "override_key",
     "provenance",
     "run_folder",
+    "source_digest",
 ]
