@@ -25,6 +25,7 @@ from anonlab.runner.checkpoint import ROW_KEY, Checkpoint
 from anonlab.runner.grid import DATASET_AXES, Cell
 from anonlab.runner.pool import map_tasks
 from anonlab.runner.seeds import control_rng_for, held_out_rng_for, metric_rng_for, rng_for
+from anonlab.runner.workers import check_workers, fingerprint, require_same
 
 Job = tuple[int, Cell, int]  # (cell index, cell, repetition)
 Options = Mapping[str, Mapping[str, Any]]  # {metric name: {option: value}}
@@ -221,9 +222,94 @@ def _local_batches(
         yield done
 
 
+#: records of the slice of the data a Dask worker warms its compiled kernels on (at
+#: least 4 k, so every cell's k fits): the same column types as the run's, so numba
+#: compiles, or loads from its cache, the functions the run's batches call
+WARM_RECORDS = 256
+_warmed: set[tuple[Any, ...]] = set()  # in a worker: what it has warmed up already
+
+
+def _warm_batch(
+    expected: str, dataset: Dataset, jobs: Sequence[Job], *args: Any
+) -> list[tuple[Any, ...]]:
+    """In a Dask worker: run each of ``jobs`` once on a slice of the data, rows discarded,
+    unless this process did for its method, data set and metrics; returns what it warmed.
+    A job failing on the slice is left to the run to report."""
+    require_same(expected)
+    warmed = []
+    for job in jobs:
+        key = (dataset.name, job[1].method, *map(repr, args[1:]))
+        if key in _warmed:
+            continue
+        k = int(job[1].param_dict.get("k") or 1)
+        size = min(dataset.n, max(WARM_RECORDS, 4 * k))
+        target = None if dataset.target is None else dataset.target.iloc[:size]
+        small = replace(dataset, frame=dataset.frame.iloc[:size], target=target)
+        try:
+            run_batch(small, [job], *args)
+        except Exception:  # warming is best effort: the run itself reports errors
+            pass
+        _warmed.add(key)
+        warmed.append(key)
+    return warmed
+
+
+def _checked_batch(
+    expected: str, dataset: Dataset, jobs: Sequence[Job], *args: Any
+) -> tuple[int, list[dict[str, Any]]]:
+    """:func:`run_batch` in a Dask worker that runs the client's code and libraries
+    (:func:`~anonlab.runner.workers.require_same`), refused otherwise."""
+    require_same(expected)
+    return run_batch(dataset, jobs, *args)
+
+
+def warm_workers(
+    client: Any, shared: Any, jobs: Sequence[Job], args: tuple[Any, ...], expected: str
+) -> None:
+    """Have every worker of ``client`` run one job of each method of ``jobs`` on a slice of
+    the data (:func:`_warm_batch`): first one worker per host, then the others. A host's
+    first worker compiles the numba kernels into the cache beside the modules (13.7 CPU-s
+    measured when it is cold); its other workers then load them from it (1.8 s) instead
+    of compiling them too, and no timed job (``runtime``) pays for either."""
+    firsts: dict[str, Job] = {}
+    for job in jobs:
+        firsts.setdefault(job[1].method, job)
+    by_host: dict[str, list[str]] = {}
+    for address in sorted(client.nthreads()):
+        by_host.setdefault(address.rsplit(":", 1)[0], []).append(address)
+    waves = [[a[0] for a in by_host.values()], [w for a in by_host.values() for w in a[1:]]]
+    for wave in waves:
+        client.gather(
+            [
+                client.submit(
+                    _warm_batch,
+                    expected,
+                    shared,
+                    list(firsts.values()),
+                    *args,
+                    workers=[address],
+                    allow_other_workers=False,
+                    pure=False,
+                )
+                for address in wave
+            ]
+        )
+
+
 def _dask_batches(
-    dataset: Dataset, jobs: Sequence[Job], args: tuple[Any, ...], n_jobs: int, address: str | None
+    dataset: Dataset,
+    jobs: Sequence[Job],
+    args: tuple[Any, ...],
+    n_jobs: int,
+    address: str | None,
+    workers: dict[str, Any] | None = None,
 ) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    """The batches of ``jobs`` run by a Dask cluster: the scheduler at ``address``, or a
+    local cluster of ``n_jobs`` worker processes. Every worker's code and libraries are
+    checked against this process's before any task (one
+    :class:`~anonlab.runner.workers.WorkerMismatch` naming those that differ), recorded in
+    ``workers`` (``{address: facts}``), and each warms its kernels (:func:`warm_workers`);
+    every batch is refused by a worker that joined since with other code."""
     from dask.distributed import Client, LocalCluster, as_completed
 
     cluster = None
@@ -233,11 +319,16 @@ def _dask_batches(
         )
     client = Client(cluster if cluster is not None else address)
     try:
-        workers = sum(client.nthreads().values()) or 1
+        found = check_workers(client)  # client.run: no task is submitted before it passes
+        if workers is not None:
+            workers.update(found)
+        expected = fingerprint()
+        threads = sum(client.nthreads().values()) or 1
         shared = client.scatter(dataset, broadcast=True)
+        warm_workers(client, shared, jobs, args, expected)
         futures = [
-            client.submit(run_batch, shared, batch, *args, pure=False)
-            for batch in _split(jobs, workers * 8)
+            client.submit(_checked_batch, expected, shared, batch, *args, pure=False)
+            for batch in _split(jobs, threads * 8)
         ]
         for future in as_completed(futures):
             yield future.result()
@@ -261,11 +352,13 @@ def run_cells(
     runner: RunnerSpec = RunnerSpec(),
     label: str | None = None,
     metric_options: Options | None = None,
+    workers: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
     """Run all cells and return the tidy result table in a worker-independent order.
     ``label`` names the progress bar (``census_ir@reading [census]``); ``metric_options``
     (``{metric: {option: value}}``) sets the metrics' options (the methods' are on the
-    cells).
+    cells). A Dask run records in ``workers`` each worker's code digest and library
+    versions (:func:`~anonlab.runner.workers.facts`), checked against this process's.
 
     With a ``checkpoint``, jobs whose rows it holds are skipped, every finished batch is
     stored at once, and the table is assembled from the stored parts (resumable runs);
@@ -280,7 +373,7 @@ def run_cells(
         if not todo:
             return []
         batches = (
-            _dask_batches(dataset, todo, args, n_jobs, runner.address)
+            _dask_batches(dataset, todo, args, n_jobs, runner.address, workers)
             if runner.name == "dask"
             else _local_batches(dataset, todo, args, n_jobs)
         )

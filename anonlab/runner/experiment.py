@@ -63,6 +63,7 @@ from anonlab.runner.fit import (
 from anonlab.runner.grid import DATASET_AXES, Cell, expand_grid
 from anonlab.runner.pool import map_tasks
 from anonlab.runner.store import git_commit, package_versions, write_json, write_table
+from anonlab.runner.workers import check_cluster, facts
 from anonlab.validation import (
     MAX_SEED,
     ParameterError,
@@ -523,7 +524,9 @@ def check_size(
 
 
 def runner_spec(config: Mapping[str, Any]) -> RunnerSpec:
-    """The validated ``runner`` config group: ``local`` or ``dask`` (with ``address``)."""
+    """The validated ``runner`` config group: ``local`` or ``dask`` (with ``address``). A
+    scheduler at ``address`` must be reachable and each of its workers run this code and
+    these library versions (:func:`~anonlab.runner.workers.check_cluster`)."""
     name = check_choice(str(config.get("name", "local")), "runner", RUNNERS)
     address = config.get("address")
     if name == "dask":
@@ -535,6 +538,7 @@ def runner_spec(config: Mapping[str, Any]) -> RunnerSpec:
             ) from error
     if name == "dask" and address:
         check_reachable(str(address))
+        check_cluster(str(address))  # every worker runs this code, before any work
     return RunnerSpec(name=name, address=str(address) if address else None)
 
 
@@ -665,13 +669,18 @@ def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None)
 
 
 def run_grid(
-    experiment: Experiment, *, progress: bool = True, resume: bool = False
+    experiment: Experiment,
+    *,
+    progress: bool = True,
+    resume: bool = False,
+    workers: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
     """The tidy result table of every data set's cells × repetitions. With ``resume``, each
     finished batch is stored under :attr:`Experiment.parts_dir` and jobs stored by an earlier
     run with the same seed, metrics, data sets and code are not recomputed, while the
     results folder is locked (:func:`~anonlab.runner.checkpoint.folder_lock`): a second run
-    into it waits, then reuses the first's parts. Otherwise nothing is written."""
+    into it waits, then reuses the first's parts. Otherwise nothing is written. A Dask run
+    records its workers' code digests and versions in ``workers``."""
     key = checkpoint_key(experiment.config, git_commit()) if resume else ""
     totals = [
         count_jobs(experiment.cells_of(d), experiment.reps, experiment.metrics)
@@ -694,6 +703,7 @@ def run_grid(
                         runner=experiment.runner,
                         label=f"{experiment.label} [{dataset.name}]",
                         metric_options=experiment.metric_options,
+                        workers=workers,
                         checkpoint=(
                             Checkpoint(experiment.parts_dir / dataset.name, key).open()
                             if resume
@@ -736,8 +746,10 @@ def run_experiment(
     with folder_lock(experiment.out_dir):
         started = datetime.now(UTC)
         clock = time.perf_counter()
-        table = run_grid(experiment, progress=progress, resume=True)
+        workers: dict[str, Any] = {}
+        table = run_grid(experiment, progress=progress, resume=True, workers=workers)
         wall = time.perf_counter() - clock
+        here = facts()
         write_table(table, experiment.results_path)
         write_json(
             {
@@ -746,7 +758,10 @@ def run_experiment(
                 "provenance": experiment.provenance,
                 "overrides": list(experiment.overrides),
                 "config": dict(config),
-                "versions": package_versions(),
+                "versions": {**package_versions(), **here["versions"]},
+                "source_sha256": here["source_sha256"],
+                # a Dask run's workers: each one's code digest and versions, checked equal
+                "workers": workers or None,
                 "git": git_commit(),
                 "started_at": started.isoformat(),
                 "wall_time_s": round(wall, 3),

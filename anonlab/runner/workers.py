@@ -1,0 +1,135 @@
+"""Dask workers that compute what this process would: the same code, the same libraries.
+
+A worker started from another checkout, or with another NumPy or numba, returns other
+rows for some jobs while the run still ends with status 0 (measured: one worker with
+modified code changed 13 of 414 rows, and Dask's own version check, which covers its own
+dependencies, said nothing). So before a Dask run submits any task,
+:func:`check_workers` asks every worker for its :func:`facts` (the SHA-256 of its
+package's code and configs, :func:`~anonlab.provenance.source_digest`, and the versions
+of :data:`RESULT_PACKAGES`) and refuses the run with one error naming each worker that
+differs and what differs. A worker that joins after the check is caught by its first
+task: every batch carries this process's :func:`fingerprint`, which the task compares
+with its worker's (:func:`require_same`) before it computes anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+from collections.abc import Mapping
+from functools import cache
+from importlib import metadata
+from typing import Any
+
+from anonlab import provenance
+from anonlab.validation import ParameterError
+
+#: the libraries whose version can change a run's numbers (``mbi``: the synthetic-data
+#: methods); Python's own version is checked too
+RESULT_PACKAGES = ("numpy", "pandas", "numba", "scipy", "scikit-learn", "mbi")
+
+
+class WorkerMismatch(ParameterError):
+    """A Dask worker runs other code or other library versions than this process."""
+
+
+@cache
+def _versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    for name in RESULT_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def facts() -> dict[str, Any]:
+    """What this process computes with: ``source_sha256`` (its package's code and configs)
+    and ``versions`` (Python and :data:`RESULT_PACKAGES`)."""
+    return {"source_sha256": provenance.source_digest(), "versions": dict(_versions())}
+
+
+def fingerprint(of: Mapping[str, Any] | None = None) -> str:
+    """SHA-256 (hex) of :func:`facts` (``of``, or this process's): equal for two
+    processes exactly when their code and library versions are."""
+    text = json.dumps(dict(of or facts()), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def differences(expected: Mapping[str, Any], found: Mapping[str, Any]) -> list[str]:
+    """What differs between two :func:`facts`, e.g. ``numpy 2.1.0 (here 2.2.1)``,
+    ``code and configs sha256 1a2b3c4d… (here 5e6f7a8b…)``."""
+    said = []
+    if found.get("source_sha256") != expected.get("source_sha256"):
+        said.append(
+            f"code and configs sha256 {str(found.get('source_sha256'))[:12]}… "
+            f"(here {str(expected.get('source_sha256'))[:12]}…)"
+        )
+    theirs, ours = found.get("versions") or {}, expected.get("versions") or {}
+    for name in sorted(set(theirs) | set(ours), key=lambda n: (n != "python", n)):
+        if theirs.get(name) != ours.get(name):
+            said.append(f"{name} {theirs.get(name)} (here {ours.get(name)})")
+    return said
+
+
+def check_facts(expected: Mapping[str, Any], by_worker: Mapping[str, Mapping[str, Any]]) -> None:
+    """Raise one :class:`WorkerMismatch` naming every worker whose facts differ from
+    ``expected`` and what differs; a cluster without workers is refused too."""
+    if not by_worker:
+        raise WorkerMismatch("the Dask scheduler has no workers: start some first")
+    wrong = {
+        address: said
+        for address, found in sorted(by_worker.items())
+        if (said := differences(expected, found))
+    }
+    if wrong:
+        listed = "; ".join(f"{address}: {', '.join(said)}" for address, said in wrong.items())
+        raise WorkerMismatch(
+            f"{len(wrong)} of {len(by_worker)} Dask workers do not run this checkout's "
+            f"code and libraries, so their rows could differ: {listed}. Start every "
+            "worker from the same checkout and environment as this command"
+        )
+
+
+def check_workers(client: Any) -> dict[str, dict[str, Any]]:
+    """Every worker's :func:`facts` (``client.run``, no task submitted), once they all
+    match this process's; raises :class:`WorkerMismatch` otherwise."""
+    by_worker = client.run(facts)
+    check_facts(facts(), by_worker)
+    return by_worker
+
+
+def require_same(expected: str) -> None:
+    """Raise :class:`WorkerMismatch` unless this process's :func:`fingerprint` is
+    ``expected``: the first thing a Dask task does, so a worker that joined after
+    :func:`check_workers` computes nothing with other code."""
+    if fingerprint() != expected:
+        try:
+            from distributed import get_worker
+
+            who = f"Dask worker {get_worker().address}"
+        except (ImportError, ValueError):
+            who = "this Dask worker"
+        mine = facts()
+        raise WorkerMismatch(
+            f"{who} runs other code or libraries than the run's client (its code and "
+            f"configs sha256 {mine['source_sha256'][:12]}…, versions {mine['versions']}), "
+            "so its task is refused before computing anything. Start every worker from "
+            "the same checkout and environment"
+        )
+
+
+_checked: dict[str, dict[str, dict[str, Any]]] = {}  # scheduler address → its workers' facts
+
+
+def check_cluster(address: str, timeout: float = 10.0) -> dict[str, dict[str, Any]]:
+    """:func:`check_workers` of the Dask scheduler at ``address``, once per process (a run
+    checks its workers again when it starts, :func:`require_same` every batch)."""
+    if address not in _checked:
+        from distributed import Client
+
+        with Client(address, timeout=timeout) as client:
+            _checked[address] = check_workers(client)
+    return _checked[address]
