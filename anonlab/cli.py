@@ -115,7 +115,9 @@ def checked_claims(experiment: Experiment, conf_dir: Path = CONF_DIR) -> Experim
 def prepare(config: dict[str, Any], overrides: Sequence[str], conf_dir: Path) -> list[Experiment]:
     """Validate a composed config into its experiments; raises one of :data:`ERRORS`."""
     from anonlab.runner.experiment import stored_results
+    from anonlab.runner.fanout import check_fanout
 
+    check_fanout(config)
     experiments = experiments_of(config, overrides, conf_dir)
     if config.get("plot_only"):
         for experiment in experiments:
@@ -127,12 +129,21 @@ def prepare(config: dict[str, Any], overrides: Sequence[str], conf_dir: Path) ->
 
 def execute(config: dict[str, Any], experiments: Sequence[Experiment]) -> None:
     """Run (or, under ``plot_only``, redraw) validated ``experiments``, printing each
-    file written; under ``all_experiments``, then write the reproduction report."""
+    file written, each experiment as one Dask task under ``fanout``
+    (:mod:`anonlab.runner.fanout`); under ``all_experiments``, then write the
+    reproduction report."""
     from anonlab.runner import render_experiment, run_experiment
     from anonlab.runner.experiment import written_files
 
     for note in dict.fromkeys(n for experiment in experiments for n in experiment.notes):
         print(f"note: {note}", file=sys.stderr)
+    if config.get("fanout") and not config.get("plot_only"):  # one Dask task each
+        from anonlab.runner.fanout import fan_out
+
+        runner = experiments[0].runner
+        for paths in fan_out(experiments, runner.address, experiments[0].n_jobs):
+            print(*paths, sep="\n")
+        experiments = []
     for experiment in experiments:
         if config.get("plot_only"):
             paths = render_experiment(experiment)

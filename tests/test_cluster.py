@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from anonlab import provenance
 from anonlab.runner import build_experiment, run_cells, run_experiment
 from anonlab.runner.execute import RunnerSpec, _checked_batch
+from anonlab.runner.fanout import check_fanout, fan_out
 from anonlab.runner.workers import WorkerMismatch, check_facts, facts, fingerprint
 from anonlab.validation import ParameterError
 
@@ -32,7 +34,7 @@ def cluster():
     distributed = pytest.importorskip("dask.distributed")
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
@@ -61,6 +63,11 @@ def test_worker_processes_give_the_local_bytes(tmp_path, compose_config, cluster
     )
     run_experiment(remote, remote.config, progress=False)
     assert remote.results_path.read_bytes() == local.results_path.read_bytes()
+    # fanout=true: the experiment as one task, run whole by a worker
+    fanned = replace(local, out_dir=tmp_path / "f" / local.out_dir.name)
+    (paths,) = fan_out([fanned], cluster.scheduler_address, 1)
+    assert fanned.results_path in paths
+    assert fanned.results_path.read_bytes() == local.results_path.read_bytes()
     run = json.loads((remote.out_dir / "run.json").read_text())
     assert sorted(run["workers"]) == sorted(client.nthreads())
     assert {w["source_sha256"] for w in run["workers"].values()} == {run["source_sha256"]}
@@ -140,3 +147,11 @@ def test_other_library_versions_are_named_with_their_worker():
         check_facts(here, {"tcp://a:1": here, "tcp://b:2": numpy})
     with pytest.raises(WorkerMismatch, match="no workers"):
         check_facts(here, {})
+
+
+def test_fanout_is_a_flag_of_a_dask_run():
+    assert check_fanout({"fanout": False}) is False
+    with pytest.raises(ParameterError, match="fanout must be true or false, got 1"):
+        check_fanout({"fanout": 1, "runner": {"name": "dask"}})
+    with pytest.raises(ParameterError, match="fanout=true .* add runner=dask"):
+        check_fanout({"fanout": True, "runner": {"name": "local"}})
