@@ -8,8 +8,9 @@ its batches in that worker alone) and writes its folder, as the serial run would
 command then prints each experiment's files as it finishes and writes the report. The
 workers share this process's file system and must run its code and libraries (checked
 before any task, :mod:`anonlab.runner.workers`); results are byte for byte the serial
-run's. A worker runs one experiment at a time (one thread), because figures are drawn
-by matplotlib, which one process draws one at a time.
+run's (but for a measured metric's values, ``runtime``, which differ in any two runs).
+A worker runs one experiment at a time (one thread): matplotlib draws one figure at a
+time in a process.
 """
 
 from __future__ import annotations
