@@ -18,6 +18,10 @@ The commands (``--only`` picks some; the default is every one but the long ones)
 - ``census_ir``: the same command with the cache written (every later run), into a fresh
   folder each time.
 - ``census_ir_redraw``: ``plot_only=true`` on the stored results of the last run.
+- ``study`` and ``study_no_figures``: the README's study (``+experiment=study`` on
+  ``docs/examples/people.csv``, 3 methods × 4 k × 2 metrics, 5 repetitions), with its two
+  figures and with ``figures=[]``, alternated run by run: the figures' cost is the
+  difference of the medians.
 - ``investigations``: ``python -m anonlab.experiments.investigations`` (the list) and
   ``… <claim_id>`` for each claim with an investigation (the README: "in seconds").
 - with ``--long``: ``pytest`` (``python -m pytest -q``, the whole suite, about 2 minutes
@@ -113,6 +117,32 @@ def wall(
     elif done.returncode:
         sys.exit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
     return elapsed, done.stdout
+
+
+#: the README's study: ``anonlab run +experiment=study …`` on the example CSV
+STUDY = [
+    "+experiment=study",
+    "dataset.path=docs/examples/people.csv",
+    "dataset.numeric=[age,hours.week,balance.eur]",
+    "dataset.domains={age: [0, 120], hours.week: [0, 100], balance.eur: [-20000, 20000]}",
+    "methods=[ir,ir_laplace,mdav]",
+    "metrics=[re,jsd]",
+    "grid.k=[2,5,10,20]",
+    "grid.epsilon=[1.0]",
+]
+
+
+def time_study(repeats: int, scratch: Path) -> None:
+    """The README's study with and without its figures, alternated run by run."""
+    times: dict[str, list[float]] = {"study": [], "study_no_figures": []}
+    for i in range(repeats):
+        for name, extra in (("study", []), ("study_no_figures", ["figures=[]"])):
+            command = [*RUN, *STUDY, f"results_dir={scratch}/{name}{i}", *extra]
+            times[name].append(wall(command)[0])
+    for name, values in times.items():
+        report(name, [*RUN, *STUDY, *(["figures=[]"] if "no" in name else [])], values)
+    extra = statistics.median(times["study"]) - statistics.median(times["study_no_figures"])
+    print(f"the study's figures add {extra:.2f} s to the median", flush=True)
 
 
 def census_ir(results: Path, *extra: str) -> list[str]:
@@ -325,6 +355,7 @@ def main() -> None:
         "census_ir_first_n1",
         "census_ir",
         "census_ir_redraw",
+        "study",
         "investigations",
     ]
     parser.add_argument("--only", nargs="+", choices=[*names, *LONG], default=names)
@@ -355,6 +386,8 @@ def main() -> None:
                 if not (stored / "census_ir" / "results.parquet").is_file():
                     wall(census_ir(stored))
                 time_command(name, census_ir(stored, "plot_only=true"), args.repeats)
+            elif name == "study":
+                time_study(args.repeats, scratch)
             elif name == "investigations":
                 time_investigations(args.repeats)
             elif name == "pytest":
