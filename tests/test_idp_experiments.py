@@ -3,6 +3,8 @@ the mean SSE of Eq. (5), the random-forest F-measure, and the four experiments e
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -154,22 +156,29 @@ def test_idp_grid_errors_before_work(compose_config, overrides, message):
         build_experiment(cfg)
 
 
-def test_rf_experiment_runs_and_is_identical_on_any_number_of_workers(tmp_path, compose_config):
-    files = []
-    for n_jobs in (1, 2):
-        cfg = compose_config(
-            "+experiment=census_idp_rf",
-            "grid.k=[5,30]",
-            "grid.epsilon=[1.0]",
-            "grid.alpha=[1.5]",
-            "reps=2",
-            f"n_jobs={n_jobs}",
-            f"results_dir={tmp_path / str(n_jobs)}",
-        )
-        experiment = build_experiment(cfg)
-        table = run_experiment(experiment, cfg, progress=False)
-        files.append(experiment.results_path.read_bytes())
-    assert files[0] == files[1]
+def rf_run(tmp_path: Path, compose_config, n_jobs: int):
+    cfg = compose_config(
+        "+experiment=census_idp_rf",
+        "grid.k=[5,30]",
+        "grid.epsilon=[1.0]",
+        "grid.alpha=[1.5]",
+        "reps=2",
+        f"n_jobs={n_jobs}",
+        f"results_dir={tmp_path / str(n_jobs)}",
+    )
+    experiment = build_experiment(cfg)
+    return experiment, run_experiment(experiment, cfg, progress=False)
+
+
+@pytest.mark.slow  # 7 s: the pool's byte-identity is checked on census_ir in test_cli.py
+def test_rf_experiment_is_identical_on_any_number_of_workers(tmp_path, compose_config):
+    one, _ = rf_run(tmp_path, compose_config, 1)
+    two, _ = rf_run(tmp_path, compose_config, 2)
+    assert one.results_path.read_bytes() == two.results_path.read_bytes()
+
+
+def test_rf_experiment_runs(tmp_path, compose_config):
+    experiment, table = rf_run(tmp_path, compose_config, 1)
     assert set(table["attribute"]) == {"<=30K", ">30K"}
     assert table["alpha"].dtype == float and set(table["alpha"]) == {1.5}
     assert table["value"].between(0, 1).all()

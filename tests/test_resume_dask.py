@@ -1,5 +1,5 @@
-"""Resumable sweeps (killed with SIGKILL, then restarted) and the Dask runner give the same
-results file, byte for byte, as an uninterrupted local run."""
+"""Resumable sweeps (killed with SIGKILL, then restarted) give the same results file, byte
+for byte, as an uninterrupted run (the Dask runner's: tests/test_cluster.py)."""
 
 from __future__ import annotations
 
@@ -121,36 +121,6 @@ def test_checkpoint_ignores_parts_of_another_key(tmp_path):
     first.save([{"cell_id": 1, "rep": 0, "metric": "re", "attribute": None, "value": 1.0}])
     assert len(Checkpoint(tmp_path, "a").open().load()) == 1
     assert Checkpoint(tmp_path, "b").open().load().empty
-
-
-def test_dask_runner_gives_the_local_results(tmp_path, compose_config):
-    distributed = pytest.importorskip("dask.distributed")
-    overrides = [
-        "+experiment=census_idp_sse",
-        "grid.k=[3,20]",
-        "grid.epsilon=[1.0]",
-        "reps=2",
-        "figures=[]",
-        "tables=[]",
-    ]
-    local = build_experiment(
-        compose_config(*overrides, "n_jobs=2", f"results_dir={tmp_path / 'local'}")
-    )
-    run_experiment(local, local.config, progress=False)
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-    ) as cluster:
-        remote = build_experiment(
-            compose_config(
-                *overrides,
-                "runner=dask",
-                f"runner.address={cluster.scheduler_address}",
-                f"results_dir={tmp_path / 'dask'}",
-            )
-        )
-        assert remote.runner.name == "dask"
-        run_experiment(remote, remote.config, progress=False)
-    assert remote.results_path.read_bytes() == local.results_path.read_bytes()
 
 
 def test_a_job_stored_twice_counts_once(tmp_path, compose_config):
