@@ -25,7 +25,7 @@ from anonlab.runner.checkpoint import ROW_KEY, Checkpoint
 from anonlab.runner.grid import DATASET_AXES, Cell
 from anonlab.runner.pool import map_tasks
 from anonlab.runner.seeds import control_rng_for, held_out_rng_for, metric_rng_for, rng_for
-from anonlab.runner.workers import check_workers, fingerprint, require_same
+from anonlab.runner.workers import check_workers, dask_client, fingerprint, require_same
 
 Job = tuple[int, Cell, int]  # (cell index, cell, repetition)
 Options = Mapping[str, Mapping[str, Any]]  # {metric name: {option: value}}
@@ -310,15 +310,9 @@ def _dask_batches(
     :class:`~anonlab.runner.workers.WorkerMismatch` naming those that differ), recorded in
     ``workers`` (``{address: facts}``), and each warms its kernels (:func:`warm_workers`);
     every batch is refused by a worker that joined since with other code."""
-    from dask.distributed import Client, LocalCluster, as_completed
+    from dask.distributed import as_completed
 
-    cluster = None
-    if address is None:
-        cluster = LocalCluster(
-            n_workers=effective_n_jobs(n_jobs), threads_per_worker=1, dashboard_address=None
-        )
-    client = Client(cluster if cluster is not None else address)
-    try:
+    with dask_client(address, n_jobs) as client:
         found = check_workers(client)  # client.run: no task is submitted before it passes
         if workers is not None:
             workers.update(found)
@@ -332,10 +326,6 @@ def _dask_batches(
         ]
         for future in as_completed(futures):
             yield future.result()
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 def run_cells(

@@ -22,7 +22,7 @@ from typing import Any
 
 from anonlab.runner.execute import RunnerSpec
 from anonlab.runner.experiment import Experiment, run_experiment, written_files
-from anonlab.runner.workers import check_workers, fingerprint, require_same
+from anonlab.runner.workers import check_workers, dask_client, fingerprint, require_same
 from anonlab.validation import ParameterError
 
 
@@ -79,16 +79,9 @@ def fan_out(
     a local cluster of ``n_jobs`` single-threaded worker processes); yields the files of
     each as it finishes. Refused before any task when a worker runs other code or
     libraries, or has more than one thread."""
-    from dask.distributed import Client, LocalCluster, as_completed
-    from joblib import effective_n_jobs
+    from dask.distributed import as_completed
 
-    cluster = None
-    if address is None:
-        cluster = LocalCluster(
-            n_workers=effective_n_jobs(n_jobs), threads_per_worker=1, dashboard_address=None
-        )
-    client = Client(cluster if cluster is not None else address)
-    try:
+    with dask_client(address, n_jobs) as client:
         check_workers(client)
         check_threads(client.nthreads())
         expected = fingerprint()
@@ -99,7 +92,3 @@ def fan_out(
         ]
         for future in as_completed(futures):
             yield [Path(p) for p in future.result()]
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()

@@ -6,6 +6,7 @@ import hashlib
 import json
 import platform
 import subprocess
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -40,10 +41,11 @@ def write_json(data: dict[str, Any], target: Path) -> Path:
     return write_atomic(target, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
-def package_versions() -> dict[str, str | None]:
-    """Installed versions of the packages results depend on."""
+def package_versions(names: Sequence[str] = PACKAGES) -> dict[str, str | None]:
+    """Python's version and the installed versions of ``names`` (by default the packages
+    results depend on), ``None`` for one not installed."""
     versions: dict[str, str | None] = {"python": platform.python_version()}
-    for name in PACKAGES:
+    for name in names:
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import platform
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from functools import cache
-from importlib import metadata
 from typing import Any
 
 from anonlab import provenance
+from anonlab.runner.store import package_versions
 from anonlab.validation import ParameterError
 
 #: the libraries whose version can change a run's numbers (``mbi``: the synthetic-data
@@ -36,13 +36,7 @@ class WorkerMismatch(ParameterError):
 
 @cache
 def _versions() -> dict[str, str | None]:
-    versions: dict[str, str | None] = {"python": platform.python_version()}
-    for name in RESULT_PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions
+    return package_versions(RESULT_PACKAGES)
 
 
 def facts() -> dict[str, Any]:
@@ -133,3 +127,25 @@ def check_cluster(address: str, timeout: float = 10.0) -> dict[str, dict[str, An
         with Client(address, timeout=timeout) as client:
             _checked[address] = check_workers(client)
     return _checked[address]
+
+
+@contextmanager
+def dask_client(address: str | None, n_jobs: int) -> Iterator[Any]:
+    """A Dask client of the scheduler at ``address``, or of a local cluster of ``n_jobs``
+    single-threaded worker processes started here (joblib's convention for ``n_jobs``),
+    closed with the cluster on exit."""
+    from dask.distributed import Client, LocalCluster
+    from joblib import effective_n_jobs
+
+    cluster = None
+    if address is None:
+        cluster = LocalCluster(
+            n_workers=effective_n_jobs(n_jobs), threads_per_worker=1, dashboard_address=None
+        )
+    client = Client(cluster if cluster is not None else address)
+    try:
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
