@@ -45,3 +45,17 @@ def run_external(python: Path, script: Path, *args: str) -> None:
     none of this interpreter's packages visible to it."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     subprocess.run([str(python), str(script), *args], check=True, env=env)
+
+
+def first_records(name: str, records: int):
+    """Data set ``name`` (a ``conf/dataset`` config) cut to its first ``records`` rows, so
+    that the slower libraries finish in minutes."""
+    from dataclasses import replace
+
+    from anonlab.config import compose_config
+    from anonlab.datasets import load_dataset
+
+    view = load_dataset(compose_config(f"dataset={name}")["dataset"])
+    if view.n > records:
+        view = replace(view, frame=view.frame.iloc[:records].reset_index(drop=True))
+    return view

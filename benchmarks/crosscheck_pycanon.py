@@ -55,13 +55,10 @@ def external(folder: Path) -> None:
 
 def anonlab_side(adult_records: int) -> None:
     """Release, write, run pycanon, print the differences."""
-    from dataclasses import replace
 
     import numpy as np
-    from crosscheck_env import environment, run_external
+    from crosscheck_env import environment, first_records, run_external
 
-    from anonlab.config import compose_config
-    from anonlab.datasets import load_dataset
     from anonlab.methods import make_method
 
     python = environment("pycanon", REQUIREMENTS)
@@ -71,12 +68,7 @@ def anonlab_side(adult_records: int) -> None:
         manifest, ours = {}, {}
         for dataset, method_name, ground in RELEASES:
             if dataset not in views:
-                view = load_dataset(compose_config(f"dataset={dataset}")["dataset"])
-                if view.n > adult_records:
-                    view = replace(
-                        view, frame=view.frame.iloc[:adult_records].reset_index(drop=True)
-                    )
-                views[dataset] = view
+                views[dataset] = first_records(dataset, adult_records)
             view = views[dataset]
             method = make_method(method_name, {"k": 5, "t": 0.1}, {"ground": ground})
             release = method.release(view, np.random.default_rng(0))

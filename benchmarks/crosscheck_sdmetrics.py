@@ -73,14 +73,11 @@ def external(folder: Path) -> None:
 
 def anonlab_side(adult_records: int) -> None:
     """Release, write, run SDMetrics, print the differences."""
-    from dataclasses import replace
     from itertools import combinations
 
     import numpy as np
-    from crosscheck_env import environment, run_external
+    from crosscheck_env import environment, first_records, run_external
 
-    from anonlab.config import compose_config
-    from anonlab.datasets import load_dataset
     from anonlab.methods import make_method
     from anonlab.metrics import get_metric
 
@@ -91,11 +88,7 @@ def anonlab_side(adult_records: int) -> None:
         manifest, ours = {}, {}
         for dataset, method_name, params in RELEASES:
             if dataset not in views:
-                view = load_dataset(compose_config(f"dataset={dataset}")["dataset"])
-                if view.n > adult_records:
-                    frame = view.frame.iloc[:adult_records].reset_index(drop=True)
-                    view = replace(view, frame=frame)
-                views[dataset] = view
+                view = views[dataset] = first_records(dataset, adult_records)
                 view.frame[list(view.protected)].to_parquet(folder / f"{dataset}.parquet")
             view = views[dataset]
             options = {"sampler": "discrete"} if method_name == "laplace" else None
