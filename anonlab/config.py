@@ -3,7 +3,7 @@ the run profiles (``profile=paper|quick``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,8 +59,10 @@ def compose_config(*overrides: str, conf_dir: Path = CONF_DIR) -> dict[str, Any]
     return {**OmegaConf.to_container(cfg, resolve=True), OVERRIDES_KEY: list(overrides)}
 
 
-def apply_profile(config: Mapping[str, Any]) -> dict[str, Any]:
-    """``config`` with its ``profiles[profile]`` overrides merged in (lists replace).
+def apply_profile(config: Mapping[str, Any], keep: Sequence[str] = ()) -> dict[str, Any]:
+    """``config`` with its ``profiles[profile]`` overrides merged in (lists replace),
+    except those of the dotted keys in ``keep``: what the user set on the command line
+    (``profile=quick reps=5`` runs 5 repetitions on the quick grid).
 
     ``profile=paper`` (the default) runs the papers' grids unchanged; another profile, such
     as ``quick``, must be declared by the experiment (``profiles: {quick: {grid: …}}``), or
@@ -78,5 +80,13 @@ def apply_profile(config: Mapping[str, Any]) -> dict[str, Any]:
             f"profile={profile!r} is not declared by this experiment; "
             f"choose {PAPER_PROFILE!r} or one of {declared}"
         )
-    merged = OmegaConf.merge(OmegaConf.create(config), OmegaConf.create(profiles[profile] or {}))
+    chosen = OmegaConf.to_container(OmegaConf.create(profiles[profile] or {}))
+    for key in keep:  # the user's own value wins over the profile's
+        *path, last = key.split(".")
+        node = chosen
+        for part in path:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            node.pop(last, None)
+    merged = OmegaConf.merge(OmegaConf.create(config), OmegaConf.create(chosen))
     return OmegaConf.to_container(merged, resolve=True)

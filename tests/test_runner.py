@@ -144,3 +144,14 @@ def test_census_experiments_sweep_m(compose_config):
     ]:
         exp = build_experiment(compose_config(f"+experiment={name}", "grid.k=[2]"))
         assert {cell.param_dict["m"] for cell in exp.cells} == ms
+
+
+def test_a_key_set_on_the_command_line_wins_over_the_profile(compose_config):
+    from anonlab.config import OVERRIDES_KEY
+
+    overrides = ["+experiment=census_ir", "profile=quick", "reps=2"]
+    config = compose_config(*overrides)
+    experiment = build_experiment({**config, OVERRIDES_KEY: overrides})
+    assert experiment.reps == 2  # the quick profile's reps give way
+    quick = build_experiment({**config, OVERRIDES_KEY: overrides[:2]})
+    assert quick.reps == compose_config("+experiment=census_ir")["profiles"]["quick"]["reps"]

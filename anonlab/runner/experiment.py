@@ -267,7 +267,7 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     :func:`split_options`) and reaches the methods through the cells and the metrics
     through :attr:`Experiment.metric_options`."""
     overrides = tuple(str(o) for o in config.get(OVERRIDES_KEY) or ())
-    config = apply_reading(apply_profile(config))
+    config = apply_reading(apply_profile(config, keep=[override_key(o) for o in overrides]))
     name = str(config.get("experiment", {}).get("name") or "custom")
     reps = check_int(config.get("reps", 1), "reps", 1)
     seed = check_int(config.get("seed", 0), "seed", 0, MAX_SEED)
