@@ -124,3 +124,17 @@ def test_evaluate_needs_control_records_for_an_attack():
 def test_attack_options_are_checked(option, value):
     with pytest.raises(ParameterError, match=f"options.linkability.{option}"):
         anonlab.metrics.get_metric("linkability", {option: value})
+
+
+def test_a_k_above_the_training_part_is_refused_before_work_or_skipped():
+    """The attacks rerun the method on the training part: a k that fits the data but
+    not that part is one error before any work, or, under inapplicable: skip (the arena
+    on a small CSV), a pair left out."""
+    view = Dataset("toy", pd.DataFrame(np.zeros((30, 3)), columns=list("abc")), NUMBERS)
+    linkability = anonlab.metrics.get_metric("linkability")
+    mdav = anonlab.methods.make_method("mdav", {"k": 20})
+    assert linkability.undefined(view, mdav)
+    with pytest.raises(ParameterError, match="the 15 training records of dataset 'toy'"):
+        linkability.check(view, mdav)
+    small = anonlab.methods.make_method("mdav", {"k": 15})
+    assert not linkability.undefined(view, small)

@@ -191,6 +191,9 @@ def test_the_arena_on_a_users_data_leaves_out_its_attack_on_census(compose_confi
     names = [name for name, _ in experiment.tables]
     assert "attack" not in names and "audited_epsilon" in names
     assert any("table 'attack' left out" in n and "'census'" in n for n in experiment.notes)
+    # the attacks rerun ir_laplace (k = 25) on the 20 training records: left out, one note
+    (short,) = [n for n in experiment.notes if "training records" in n]
+    assert "left out for method 'ir_laplace'" in short and "the 20 training records" in short
     attack = {"name": "attack", "about": "census"}
     assert fit_tables([attack], ["census"]) == ([attack], [])  # kept on its own data
     assert fit_tables([attack], None) == ([attack], [])  # the experiment's own data

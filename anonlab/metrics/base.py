@@ -71,9 +71,40 @@ class _Options:
     def undefined(self, view: Dataset, method: Any) -> bool:
         """Whether the metric is undefined for ``method``'s release of ``view`` by what the
         release or the data lack, not by a mistake: record correspondence
-        (:meth:`refuses`) or a class (``target``). Config ``inapplicable: skip`` leaves
-        such pairs out instead of refusing the run."""
-        return self.refuses(method) or ("target" in self.requires and view.target is None)
+        (:meth:`refuses`), a class (``target``) or, for an attack with control records,
+        a training part as large as the method's k (:meth:`training_too_small`). Config
+        ``inapplicable: skip`` leaves such pairs out instead of refusing the run."""
+        return (
+            self.refuses(method)
+            or ("target" in self.requires and view.target is None)
+            or self.training_too_small(view, method) is not None
+        )
+
+    def training_records(self, view: Dataset) -> int | None:
+        """The records of ``view`` a metric needing control records reruns the method on
+        (:func:`control_split`'s training part), ``None`` for any other metric."""
+        if "control" not in self.requires:
+            return None
+        share = dict(self.options).get("control", CONTROL_SHARES[0])
+        return view.n - int(round(share * view.n))
+
+    def training_too_small(self, view: Dataset, method: Any) -> str | None:
+        """Why ``method`` cannot run on the training part of ``view`` that a metric
+        needing control records reruns it on (its ``k`` above that part's records), or
+        ``None`` if it can or the metric needs no control records."""
+        training = self.training_records(view)
+        if training is None:
+            return None
+        share = dict(self.options).get("control", CONTROL_SHARES[0])
+        k = getattr(method, "k", None)
+        if isinstance(k, int) and k > training:
+            return (
+                f"metric {self.name!r} reruns method {getattr(method, 'name', method)!r} on "
+                f"the {training} training records of dataset {view.name!r} (option control="
+                f"{share}: the others are its control records), fewer than its k={k}: lower "
+                f"k or options.{self.name}.control"
+            )
+        return None
 
     def check(self, view: Dataset, method: Any) -> None:
         """Raise a :class:`~anonlab.validation.ParameterError` if the metric cannot be
@@ -116,6 +147,8 @@ class _Options:
                 )
             if need == "target":
                 check_target(self.name, view)
+            if need == "control" and (why := self.training_too_small(view, method)):
+                raise ParameterError(why)
             if need == "control":
                 share = dict(self.options).get("control", CONTROL_SHARES[0])
                 held = int(round(share * view.n))

@@ -201,13 +201,16 @@ def check_metrics(
     cells: Sequence[Cell],
     metrics: Sequence[AttributeMetric | ReleaseMetric],
     skip_undefined: bool = False,
-) -> None:
+) -> list[tuple[tuple[str, str, int | None, int], str]]:
     """Raise a :class:`ParameterError` if a metric cannot be computed on a cell's release
     (a cluster metric of a method that does not cluster, a class metric without a class,
     a metric dividing by a constant column's variance, …): before any work, not in a
     worker. With ``skip_undefined`` (config ``inapplicable: skip``), a metric undefined
-    for a cell by what its release or data lack (record correspondence, a class) is left
-    out for it instead; the jobs skip it too."""
+    for a cell by what its release or data lack (record correspondence, a class, a
+    training part smaller than the method's k) is left out for it instead; the jobs skip
+    it too. Returns the pairs left out by the size of the data, which the experiment's
+    config cannot foresee: ((method, data set, training records, k), metric)."""
+    short: dict[tuple[str, str, int | None, int], list[str]] = {}  # → metrics left out
     by_name = {d.name: d for d in datasets}
     views: dict[tuple[Any, ...], Dataset] = {}
     for cell in cells:
@@ -218,6 +221,26 @@ def check_metrics(
         for metric in metrics:
             if not (skip_undefined and metric.undefined(views[key], method)):
                 metric.check(views[key], method)
+            elif metric.training_too_small(views[key], method):
+                view = views[key]
+                at = (method.name, view.name, metric.training_records(view), method.k)
+                short.setdefault(at, []).append(metric.name)
+    return [(at, name) for at, names in short.items() for name in names]
+
+
+def short_notes(pairs: Sequence[tuple[tuple[str, str, int | None, int], str]]) -> list[str]:
+    """One note per method whose k exceeds the training part that metrics needing control
+    records rerun it on (:func:`check_metrics`' pairs), naming those metrics."""
+    by_method: dict[tuple[str, str, int | None, int], list[str]] = {}
+    for at, metric in pairs:
+        by_method.setdefault(at, []).append(metric)
+    return [
+        f"metrics {list(dict.fromkeys(names))} left out for method {name!r} (each release "
+        f"form): they rerun it on the {training} training records of dataset {data!r}, "
+        f"fewer than its k={k}, the others held out as their control records; lower k or "
+        "their option control"
+        for (name, data, training, k), names in by_method.items()
+    ]
 
 
 def dataset_configs(
@@ -361,8 +384,14 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
         str(config.get("inapplicable", INAPPLICABLE[0])), "inapplicable", INAPPLICABLE
     )
 
+    skipped: dict[Any, None] = {}  # pairs left out by the data's size (short_notes)
+
     def check(chosen: Sequence[AttributeMetric | ReleaseMetric]) -> None:
-        check_metrics(datasets, cells, chosen, skip_undefined=inapplicable == "skip")
+        skipped.update(
+            dict.fromkeys(
+                check_metrics(datasets, cells, chosen, skip_undefined=inapplicable == "skip")
+            )
+        )
 
     declared = (*metrics, *by_attribute)
 
@@ -445,6 +474,7 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
                 *by_attribute_notes,
                 *figure_notes,
                 *table_notes,
+                *short_notes(list(skipped)),
                 *domain_notes(datasets),
             )
             if n
