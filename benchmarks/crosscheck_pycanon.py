@@ -55,7 +55,6 @@ def external(folder: Path) -> None:
 
 def anonlab_side(adult_records: int) -> None:
     """Release, write, run pycanon, print the differences."""
-
     import numpy as np
     from crosscheck_env import environment, first_records, run_external
 
