@@ -112,23 +112,31 @@ def checked_claims(experiment: Experiment, conf_dir: Path = CONF_DIR) -> Experim
     return replace(experiment, config={**experiment.config, "claims": claims})
 
 
-def prepare(config: dict[str, Any], overrides: Sequence[str], conf_dir: Path) -> list[Experiment]:
-    """Validate a composed config into its experiments; raises one of :data:`ERRORS`."""
+def prepare(
+    config: dict[str, Any], overrides: Sequence[str], conf_dir: Path
+) -> tuple[list[Experiment], dict[Path, Any]]:
+    """Validate a composed config into its experiments and, under ``plot_only``, their
+    stored results tables (by results path; each read once, a damaged one rebuilt from
+    its parts or refused, before any figure is written); raises one of :data:`ERRORS`."""
     from anonlab.runner.experiment import stored_results
     from anonlab.runner.fanout import check_fanout
 
     check_fanout(config)
     experiments = experiments_of(config, overrides, conf_dir)
+    tables = {}
     if config.get("plot_only"):
         for experiment in experiments:
             if not experiment.results_path.is_file():
                 raise ParameterError(f"plot_only: no results at {str(experiment.results_path)!r}")
-            stored_results(experiment)  # a damaged table is rebuilt from the parts, or refused
-    return experiments
+            tables[experiment.results_path] = stored_results(experiment)
+    return experiments, tables
 
 
-def execute(config: dict[str, Any], experiments: Sequence[Experiment]) -> None:
-    """Run (or, under ``plot_only``, redraw) validated ``experiments``, printing each
+def execute(
+    config: dict[str, Any], experiments: Sequence[Experiment], tables: dict[Path, Any]
+) -> None:
+    """Run (or, under ``plot_only``, redraw from ``tables``, :func:`prepare`'s) validated
+    ``experiments``, printing each
     file written, each experiment as one Dask task under ``fanout``
     (:mod:`anonlab.runner.fanout`); under ``all_experiments``, then write the
     reproduction report."""
@@ -146,7 +154,7 @@ def execute(config: dict[str, Any], experiments: Sequence[Experiment]) -> None:
         experiments = []
     for experiment in experiments:
         if config.get("plot_only"):
-            paths = render_experiment(experiment)
+            paths = render_experiment(experiment, tables[experiment.results_path])
         else:
             run_experiment(experiment, experiment.config)
             paths = written_files(experiment)
@@ -283,11 +291,11 @@ def run(argv: Sequence[str]) -> int:
             return no_experiment(conf_dir)
         config = compose_config(*overrides, conf_dir=conf_dir)
         warm_pool(config)
-        experiments = prepare(config, overrides, conf_dir)
+        experiments, tables = prepare(config, overrides, conf_dir)
     except ERRORS as error:
         print(error_line(error), file=sys.stderr)
         return USAGE_ERROR
-    execute(config, experiments)
+    execute(config, experiments, tables)
     return 0
 
 
@@ -469,12 +477,12 @@ def hydra_run(argv: Sequence[str]) -> int:
         overrides = list(HydraConfig.get().overrides.task)
         config = {**OmegaConf.to_container(cfg, resolve=True), OVERRIDES_KEY: overrides}
         try:
-            experiments = prepare(config, overrides, main_conf_dir())
+            experiments, tables = prepare(config, overrides, main_conf_dir())
         except ERRORS as error:
             print(error_line(error), file=sys.stderr)
             sys.exit(USAGE_ERROR)
         try:
-            execute(config, experiments)
+            execute(config, experiments, tables)
         except StorageError as error:  # one line, not Hydra's report of an exception
             pool.stop(kill=True)
             print(f"error: {error}", file=sys.stderr)
