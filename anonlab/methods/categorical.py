@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonlab.mechanisms import SAMPLERS
 from anonlab.mechanisms.exponential import ExponentialMechanism
 from anonlab.microaggregation import ranking_labels
 from anonlab.semantics import (
@@ -39,11 +40,13 @@ def private_centroid_codes(
     epsilon: float,
     sensitivity: float,
     rng: np.random.Generator,
+    *,
+    sampler: str = SAMPLERS[0],
 ) -> np.ndarray:
     """One exponential-mechanism centroid per cluster over every concept of τ(A), quality
-    −m(S, c) (DP-IR Algorithm 2, Eq. 6)."""
+    −m(S, c) (DP-IR Algorithm 2, Eq. 6), drawn by ``sampler`` (:class:`ExponentialMechanism`)."""
     margin, _ = cluster_marginality(taxonomy, codes, labels, int(labels.max()) + 1)
-    return _select(-margin, epsilon, sensitivity, rng)
+    return _select(-margin, epsilon, sensitivity, rng, sampler)
 
 
 def private_record_codes(
@@ -52,15 +55,21 @@ def private_record_codes(
     epsilon: float,
     sensitivity: float,
     rng: np.random.Generator,
+    *,
+    sampler: str = SAMPLERS[0],
 ) -> np.ndarray:
     """Plain exponential mechanism per record: concept c with probability ∝
     exp(ε·(−δ(x, c))/(2Δ)) over every concept of τ(A) (the categorical counterpart of plain
-    Laplace noise, DP-IR §3.3–3.4)."""
-    return _select(-taxonomy.distances[codes], epsilon, sensitivity, rng)
+    Laplace noise, DP-IR §3.3–3.4), drawn by ``sampler``."""
+    return _select(-taxonomy.distances[codes], epsilon, sensitivity, rng, sampler)
 
 
 def _select(
-    quality: np.ndarray, epsilon: float, sensitivity: float, rng: np.random.Generator
+    quality: np.ndarray,
+    epsilon: float,
+    sensitivity: float,
+    rng: np.random.Generator,
+    sampler: str = SAMPLERS[0],
 ) -> np.ndarray:
     """The exponential mechanism's choice per row. With Δq = 0 (a taxonomy with one leaf:
     no neighbour changes any quality) the mechanism's limit, the best candidate, is
@@ -68,4 +77,4 @@ def _select(
     quality = np.atleast_2d(quality)
     if sensitivity == 0:
         return np.argmax(quality, axis=-1)
-    return ExponentialMechanism(epsilon, sensitivity).select(quality, rng)
+    return ExponentialMechanism(epsilon, sensitivity, sampler).select(quality, rng)

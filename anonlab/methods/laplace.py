@@ -54,6 +54,11 @@ class Laplace(Method):
             taxonomy = attrs[j].taxonomy
             # DP-IR §3.4: exponential mechanism on −δ(x, c), Δ = max |δ(a, c) − δ(b, c)|
             noisy[:, j] = private_record_codes(
-                taxonomy, codes_of(values, j), budget, value_change_sensitivity(taxonomy), rng
+                taxonomy,
+                codes_of(values, j),
+                budget,
+                value_change_sensitivity(taxonomy),
+                rng,
+                sampler=self.sampler,
             )
         return Release(dataset, postprocess(dataset, noisy, noisy=self.round_integers), scale=scale)
