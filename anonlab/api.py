@@ -5,12 +5,16 @@ The same data set, method and metric validation as the command line: every bad i
 one :class:`~anonlab.validation.ParameterError` (a :class:`ValueError`) or
 :class:`TypeError` naming the parameter, raised before any work.
 
-The defaults are those of a release one publishes: fresh OS entropy unless a ``seed`` is
-given, public bounds required by methods that claim a privacy loss ε (``domains`` for
-numeric columns, ``hierarchies`` for text columns, or ``domains="data"`` to read them off
-the data, which voids the notion), and the ``discrete`` Laplace sampler, which resists
-floating-point attacks. The research engine (``anonlab run``) keeps derived seeds and the
-papers' sampler for byte-identical results, and its releases say so.
+The defaults are those of a release one publishes: a cryptographic generator (ChaCha20)
+keyed with fresh OS entropy unless a ``seed`` is given, public bounds required by methods
+that claim a privacy loss ε (``domains`` for numeric columns, ``hierarchies`` for text
+columns, or ``domains="data"`` to read them off the data, which voids the notion), no
+step that depends on the private values outside the mechanism (whole-number columns are
+declared with ``integer``, never inferred), the ``discrete`` Laplace sampler and an exact
+exponential mechanism, which resist floating-point attacks, and a budget that composes
+when an ``accountant`` is given (:class:`~anonlab.accountant.BudgetAccountant`). The
+research engine (``anonlab run``) keeps derived seeds and the papers' sampler for
+byte-identical results, and its releases say so.
 """
 
 from __future__ import annotations
@@ -23,11 +27,13 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from anonlab.accountant import BudgetAccountant, check_accountant
 from anonlab.datasets import DATA_DOMAINS, Dataset, build_dataset
 from anonlab.datasets.build import DEFAULT_ALPHA, observed_bounds
 from anonlab.guarantee import PRIVACY_NOTIONS
+from anonlab.mechanisms.generators import check_generator, make_generator
 from anonlab.methods import Method, make_method, method_class
-from anonlab.methods.guarantees import claim
+from anonlab.methods.guarantees import before_release, claim
 from anonlab.metrics import get_metric
 from anonlab.validation import MAX_SEED, ParameterError, check_int
 
@@ -61,16 +67,15 @@ def _method(method: str, params: Mapping[str, Any]) -> Method:
         raise ParameterError(str(error).replace(f"options.{cls.name}.", "")) from None
 
 
-def _seed_sequence(seed: int | None) -> np.random.SeedSequence:
-    """``SeedSequence(seed)``, or one of fresh OS entropy when ``seed`` is ``None``."""
-    if seed is None:
-        return np.random.SeedSequence()
-    return np.random.SeedSequence(check_int(seed, "seed", 0))
-
-
-def _check_seed(seed: Any) -> None:
+def _check_seed(seed: Any, generator: Any = None) -> str:
+    """Check ``seed`` and ``generator``; the generator's name: by default ``chacha20``
+    (a cryptographic generator, fresh OS entropy) without a seed, ``pcg64`` (numpy's,
+    the research engine's) with one."""
     if seed is not None:
         check_int(seed, "seed", 0, MAX_SEED)
+    if generator is None:
+        return "chacha20" if seed is None else "pcg64"
+    return check_generator(generator)
 
 
 def _needs_public_bounds(method: Method, m: int) -> bool:
@@ -196,26 +201,34 @@ def _dataset(
     roles: Mapping[str, str] | None,
     alpha: float,
     target: Mapping[str, Any] | None = None,
+    integer: bool | Sequence[str] | str | None = None,
 ) -> Dataset:
     """The data set view of ``frame`` protecting ``columns`` (by default every numeric
-    column; text columns are categorical attributes)."""
+    column; text columns are categorical attributes; ``integer`` the numeric ones
+    declared whole-numbered)."""
     columns = _columns(frame, columns, target, hierarchies)
     if isinstance(domains, str):  # "data": the [0, alpha·max] rule for every column
         domains = None
     text = [
         c for c in columns if c in frame.columns and not pd.api.types.is_numeric_dtype(frame[c])
     ]
-    return build_dataset(
-        "frame",
-        frame.reset_index(drop=True),
-        columns,
-        alpha=alpha,
-        domains=domains,
-        roles=roles,
-        categorical=text,
-        hierarchies=hierarchies,
-        target=target,
-    )
+    try:
+        return build_dataset(
+            "frame",
+            frame.reset_index(drop=True),
+            columns,
+            alpha=alpha,
+            domains=domains,
+            roles=roles,
+            categorical=text,
+            hierarchies=hierarchies,
+            target=target,
+            integer=integer,
+        )
+    except ParameterError as error:  # in this interface's words: integer=…
+        raise ParameterError(
+            str(error).replace("dataset 'frame': ", "").replace("dataset.integer", "integer")
+        ) from None
 
 
 def protect(
@@ -227,7 +240,11 @@ def protect(
     hierarchies: Mapping[str, str] | None = None,
     roles: Mapping[str, str] | None = None,
     alpha: float = DEFAULT_ALPHA,
+    integer: bool | Sequence[str] | str | None = None,
     seed: int | None = None,
+    generator: str | None = None,
+    accountant: BudgetAccountant | None = None,
+    part: str | None = None,
     **params: Any,
 ) -> pd.DataFrame:
     """The release of ``frame`` by ``method``: every column, the protected ones replaced.
@@ -249,9 +266,25 @@ def protect(
         values found is read off the data).
     roles : ``{column: role}`` (``quasi_identifier``, ``confidential``) for t-closeness.
     alpha : the domain rule's factor for numeric columns without a declared domain.
+    integer : the numeric columns declared public to hold whole numbers (a list, or
+        ``True`` for every protected numeric column), whose noisy values are rounded
+        (DP-IR §4.3); a declared column holding a fraction is an error. ``None``
+        (default): none, nothing is rounded. ``"data"`` reads them off the data, which
+        voids the notion of a release that rounds (it would tell whole-number data
+        from a neighbour holding one fraction).
     seed : ``None`` (default): fresh OS entropy, a new release every call. An integer
         makes the release reproducible, and its guarantee says that anyone who knows the
         seed can reproduce the noise.
+    generator : the bit generator drawn from (``guarantee["generator"]``): ``chacha20``,
+        a cryptographic generator, or ``pcg64``, numpy's default, which is not. By
+        default ``chacha20`` without a seed and ``pcg64`` with one (the engine's
+        streams, for research).
+    accountant : a :class:`~anonlab.accountant.BudgetAccountant` the release is charged
+        to: it adds the ε the release's guarantee holds for, states the ε spent on
+        these data so far in ``guarantee["spent"]``, and refuses, before any noise is
+        drawn, a release that would pass its total (or one whose guarantee bounds no ε).
+    part : with ``accountant``: the name of the cell of a public partition ``frame``
+        is (releases of disjoint parts compose in parallel); ``None``: all the data.
     **params : the method's parameters, e.g. ``k=5, epsilon=1.0`` (``t`` for t-closeness),
         and its options: ``form`` (``records``, the papers' release; ``shuffled_columns``
         or ``shuffled_rows`` where the method's proof covers them), ``sampler``
@@ -269,25 +302,59 @@ def protect(
         reached, caveat). A shuffled form keeps no record's place: the release holds the
         protected columns only, on a fresh index.
     """
-    _check_seed(seed)
+    generator = _check_seed(seed, generator)
+    check_accountant(accountant)
     released_by = _method(method, params)
     chosen = _columns(frame, columns, hierarchies=hierarchies)
     _check_bounds(released_by, frame, chosen, domains, hierarchies)
     dataset = _dataset(
-        frame, chosen, domains=domains, hierarchies=hierarchies, roles=roles, alpha=alpha
+        frame,
+        chosen,
+        domains=domains,
+        hierarchies=hierarchies,
+        roles=roles,
+        alpha=alpha,
+        integer=integer,
     )
     released_by.check(dataset)
+    spent = None
+    if accountant is not None:
+        spent = _charge(accountant, released_by, dataset, frame, part, seeded=seed is not None)
+    elif part is not None:
+        raise ParameterError("part names a part of the data for an accountant: give one")
     release = released_by.release(
-        dataset,
-        np.random.default_rng(_seed_sequence(seed)),
-        seeded=seed is not None,
-        strict_bounds=True,
+        dataset, make_generator(generator, seed), seeded=seed is not None, strict_bounds=True
     )
     out = release.frame
     if release.record_aligned:  # synthetic records get a fresh index (Release.frame)
         out.index = frame.index
-    out.attrs[GUARANTEE] = release.guarantee.as_dict()
+    stated = release.guarantee.as_dict()
+    if accountant is not None:
+        stated |= {"spent": spent, "budget": accountant.epsilon}
+    out.attrs[GUARANTEE] = stated
     return out
+
+
+def _charge(
+    accountant: BudgetAccountant,
+    method: Method,
+    dataset: Dataset,
+    frame: pd.DataFrame,
+    part: str | None,
+    *,
+    seeded: bool,
+) -> float:
+    """Charge ``accountant`` with the ε and δ the release of ``dataset`` by ``method``
+    will hold for (known before any draw); the ε spent with it. A release whose
+    guarantee bounds no ε cannot be composed and is refused."""
+    planned = before_release(method, dataset, seeded=seeded, strict_bounds=True)
+    if planned.notion not in PRIVACY_NOTIONS or planned.notion_epsilon is None:
+        why = f": {planned.reason}" if planned.reason else ""
+        raise ParameterError(
+            f"accountant: method {method.name!r} in form {method.form!r} guarantees "
+            f"{planned.notion!r} for this release, no ε to compose{why}"
+        )
+    return accountant.charge(method.name, planned.notion_epsilon, planned.delta or 0.0, frame, part)
 
 
 #: what a released frame cannot give a metric: its clusters and the protection's timing
@@ -531,9 +598,28 @@ class Protector(TransformerMixin, BaseEstimator):
     ``transform`` draws fresh OS entropy, so no two transforms share noise; with one,
     every ``transform`` reproduces the same draws (research use: two transforms of
     neighbouring data then show the difference), and the guarantee says it is seeded.
+
+    ``accountant``: a total ε (a number) gives the Protector a
+    :class:`~anonlab.accountant.BudgetAccountant` of its own (``accountant_``, made at
+    the first ``fit`` or ``transform``; a clone gets a fresh one), or pass a
+    ``BudgetAccountant`` to share one ledger (clones share it too). Every ``transform``
+    is then charged: its guarantee states the ε spent so far (``spent``), and the
+    ``transform`` that would pass the total is refused before any noise is drawn. An
+    accountant keeps the budget of one data set: transforming other data is refused.
     """
 
-    _OWN = ("method", "columns", "domains", "hierarchies", "roles", "alpha", "seed")
+    _OWN = (
+        "method",
+        "columns",
+        "domains",
+        "hierarchies",
+        "roles",
+        "alpha",
+        "integer",
+        "seed",
+        "generator",
+        "accountant",
+    )
 
     def __init__(
         self,
@@ -544,7 +630,10 @@ class Protector(TransformerMixin, BaseEstimator):
         hierarchies: Mapping[str, str] | None = None,
         roles: Mapping[str, str] | None = None,
         alpha: float = DEFAULT_ALPHA,
+        integer: bool | Sequence[str] | str | None = None,
         seed: int | None = None,
+        generator: str | None = None,
+        accountant: BudgetAccountant | float | None = None,
         **params: Any,
     ) -> None:
         self.method = method
@@ -553,7 +642,10 @@ class Protector(TransformerMixin, BaseEstimator):
         self.hierarchies = hierarchies
         self.roles = roles
         self.alpha = alpha
+        self.integer = integer
         self.seed = seed
+        self.generator = generator
+        self.accountant = accountant
         self.params = params
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
@@ -570,14 +662,30 @@ class Protector(TransformerMixin, BaseEstimator):
         return self
 
     def _options(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self._OWN if name != "method"}
+        options = {name: getattr(self, name) for name in self._OWN if name != "method"}
+        options["accountant"] = self._accountant()
+        return options
+
+    def _accountant(self) -> BudgetAccountant | None:
+        """The accountant every ``transform`` is charged to: the one given, or one of
+        its own with the total given (made once, kept as ``accountant_``)."""
+        if self.accountant is None or isinstance(self.accountant, BudgetAccountant):
+            return self.accountant
+        if not isinstance(getattr(self, "accountant_", None), BudgetAccountant):
+            try:
+                self.accountant_ = BudgetAccountant(self.accountant)
+            except ParameterError as error:  # in this interface's words
+                message = f"accountant: {error}".replace("epsilon", "a total ε")
+                raise ParameterError(message) from None
+        return self.accountant_
 
     def fit(self, X: pd.DataFrame, y: Any = None) -> Protector:
         """Check the method, its parameters and the columns on ``X``; nothing is learnt."""
-        _check_seed(self.seed)
+        _check_seed(self.seed, self.generator)
         released_by = _method(self.method, self.params)
         options = self._options()
-        del options["seed"]
+        for name in ("seed", "generator", "accountant"):
+            del options[name]
         chosen = _columns(X, options["columns"], hierarchies=options["hierarchies"])
         _check_bounds(released_by, X, chosen, options["domains"], options["hierarchies"])
         released_by.check(_dataset(X, **options))
@@ -586,7 +694,7 @@ class Protector(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X: pd.DataFrame) -> pd.DataFrame:
-        """The release of ``X`` (:func:`protect`)."""
+        """The release of ``X`` (:func:`protect`), charged to the accountant if any."""
         released = protect(X, self.method, **self._options(), **self.params)
         self.guarantee_ = released.attrs[GUARANTEE]
         return released

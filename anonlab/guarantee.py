@@ -87,6 +87,14 @@ class Guarantee:
         (``cluster``, and ``class``, the records with identical released
         quasi-identifiers) and ground, as :class:`Levels`; not a result-table column
         (the table keeps one row of guarantee columns per release).
+    generator : the bit generator the release drew from (``chacha20``, a cryptographic
+        generator; ``pcg64``, numpy's default, which is not), ``None`` for a
+        deterministic method and a method's stated guarantee.
+    spent, budget : a release charged to an accountant
+        (:class:`~anonlab.accountant.BudgetAccountant`) only: the ε spent on its data by
+        every release charged so far, this one included, by sequential composition
+        (parallel over declared disjoint parts), and the accountant's total (``None``:
+        no total).
     """
 
     notion: str
@@ -108,6 +116,9 @@ class Guarantee:
     l: int | None = None  # noqa: E741 - l-diversity's own letter
     ties: str | None = None
     levels: tuple[Levels, ...] = ()
+    generator: str | None = None
+    spent: float | None = None
+    budget: float | None = None
 
     def __post_init__(self) -> None:
         if self.claimed is None:
@@ -127,9 +138,10 @@ class Guarantee:
         }
 
 
-#: the fields in the result table's order (:meth:`Guarantee.as_columns`); ``ties`` and
-#: ``levels`` are not among them: ``ties`` follows from ``ground`` (:data:`TIES`), and
-#: ``levels`` holds several values per release
+#: the fields in the result table's order (:meth:`Guarantee.as_columns`); ``ties``,
+#: ``levels``, ``generator``, ``spent`` and ``budget`` are not among them: ``ties`` follows
+#: from ``ground`` (:data:`TIES`), ``levels`` holds several values per release, a run's
+#: generator is ``pcg64`` (its seeds are in the table) and a run charges no accountant
 FIELDS = (
     "notion",
     "claimed",
@@ -175,6 +187,7 @@ class Mechanism(Protocol):
     forms: ClassVar[tuple[str, ...]]
     rows_need_one_attribute: ClassVar[bool]
     draws_laplace: ClassVar[bool]
+    round_integers: ClassVar[bool]
     randomized: ClassVar[bool]
     cluster_noise: ClassVar[bool]
     reranking: ClassVar[str | None]

@@ -61,6 +61,7 @@ def study(
     roles: Mapping[str, str] | None = None,
     target: Mapping[str, Any] | None = None,
     alpha: float | None = None,
+    integer: bool | Sequence[str] | str | None = None,
     reps: int = 5,
     seed: int | None = None,
     folder: str | Path | None = None,
@@ -83,8 +84,9 @@ def study(
         assumes them (DP, iDP, MST, AIM) need for every protected column; ``"data"`` reads
         them off the data (each release's guarantee then states, in its caveat, that
         its ε holds only if those bounds are public).
-    hierarchies, roles, target, alpha : as for :func:`anonlab.protect` and
-        :func:`anonlab.evaluate` (``target``: ``{column, threshold, labels}``).
+    hierarchies, roles, target, alpha, integer : as for :func:`anonlab.protect` and
+        :func:`anonlab.evaluate` (``target``: ``{column, threshold, labels}``;
+        ``integer``: the numeric columns declared whole-numbered, rounded after noise).
     reps : repetitions of each randomized cell.
     seed : the master seed (``None``: the engine's, as ``anonlab run`` uses); every cell
         and repetition draws from its own stream of it.
@@ -131,6 +133,9 @@ def study(
             "domains": domains if isinstance(domains, str) else dict(domains or {}) or None,
             "roles": dict(roles) if roles else None,
             "target": dict(target) if target else None,
+            "integer": integer
+            if integer is None or isinstance(integer, (bool, str))
+            else list(integer),
         }
         if alpha is not None:
             dataset["alpha"] = alpha

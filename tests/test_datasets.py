@@ -45,7 +45,35 @@ def test_csv_loads_user_columns(compose_config, user_csv):
     cfg = compose_config("dataset=csv", f"dataset.path={user_csv}", "dataset.numeric=[income,age]")
     data = load_dataset(cfg["dataset"])
     assert data.n == 60 and data.protected == ("income", "age")
-    assert data.attribute("age").integer and not data.attribute("income").integer
+    # nothing is inferred from the values: whole numbers are declared, or nothing rounds
+    assert not data.attribute("age").integer and not data.attribute("income").integer
+    declared = compose_config(
+        "dataset=csv",
+        f"dataset.path={user_csv}",
+        "dataset.numeric=[income,age]",
+        "dataset.integer=[age]",
+    )
+    data = load_dataset(declared["dataset"])
+    assert data.attribute("age").integer and not data.attribute("age").integer_from_data
+    inferred = load_dataset({**cfg["dataset"], "integer": "data"})
+    assert inferred.attribute("age").integer_from_data
+    assert not inferred.attribute("income").integer
+
+
+@pytest.mark.parametrize(
+    ("integer", "message"),
+    [
+        (["income"], r"dataset.integer: column 'income' is declared to hold whole numbers but"),
+        (["city"], r"dataset.integer: column 'city' is not a numerical attribute"),
+        (5, r"dataset.integer must be a list of column names, true, false or 'data'"),
+    ],
+)
+def test_an_integer_declaration_that_the_data_contradict(
+    compose_config, user_csv, integer, message
+):
+    cfg = compose_config("dataset=csv", f"dataset.path={user_csv}", "dataset.numeric=[income,age]")
+    with pytest.raises(ParameterError, match=message):
+        load_dataset({**cfg["dataset"], "categorical": ["city"], "integer": integer})
 
 
 @pytest.mark.parametrize(

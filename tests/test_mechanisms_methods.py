@@ -34,9 +34,13 @@ def build(
     columns: dict[str, np.ndarray],
     domains: dict[str, list[float]] | None = None,
     protect: int | None = None,
+    integer: list[str] | bool | None = None,
 ) -> Dataset:
-    """A :class:`Dataset` of the given columns, protecting the first ``protect`` of them."""
-    data = build_dataset("t", pd.DataFrame(columns), list(columns), domains=domains)
+    """A :class:`Dataset` of the given columns, protecting the first ``protect`` of them
+    (``integer``: the columns declared whole-numbered)."""
+    data = build_dataset(
+        "t", pd.DataFrame(columns), list(columns), domains=domains, integer=integer
+    )
     return data if protect is None else data.protect_first(protect)
 
 
@@ -259,7 +263,7 @@ def test_seed_determines_the_release(data, epsilon, seed):
     st.integers(0, 2**32),
 )
 def test_integer_attributes_are_rounded_after_noise(ages, draw, epsilon, seed):
-    """DP-IR §4.3: whole-number source attributes are released as whole numbers by the
+    """DP-IR §4.3: attributes declared whole-numbered are released as whole numbers by the
     noisy methods (noise, then rounding); real-valued attributes are not rounded, and ir's
     centroids are released as computed."""
     n = len(ages)
@@ -267,6 +271,7 @@ def test_integer_attributes_are_rounded_after_noise(ages, draw, epsilon, seed):
     data = build(
         {"age": np.array(ages, dtype=float), "income": incomes},
         {"age": [0, 120], "income": [0, 1e5]},
+        integer=["age"],
     )
     assert [a.integer for a in data.attributes] == [True, False]
     k = draw.draw(st.integers(1, n))
@@ -295,7 +300,7 @@ def test_noise_changes_integer_attributes_before_rounding():
 def test_integer_attribute_stays_integer_with_a_non_integer_domain_bound():
     """DP-IR §4.1 domain [0, 1.5·max] with max = 7 gives the bound 10.5; an integer
     attribute released at ε = 1e-3 (clipped to the bounds) is still whole, at most 10."""
-    data = build({"a": np.array([1.0, 3.0, 7.0] * 5)})
+    data = build({"a": np.array([1.0, 3.0, 7.0] * 5)}, integer=True)
     assert data.attributes[0].integer and data.attributes[0].domain == (0.0, 10.5)
     for name in ("laplace", "ir_laplace"):
         a = method(name, 3, 1e-3).protect(data, np.random.default_rng(0)).frame["a"]

@@ -26,7 +26,12 @@ def adult_sample(request):
     full = load_dataset(config)
     frame = full.frame.sample(2000, random_state=0).reset_index(drop=True)
     return build_dataset(
-        "adult", frame, config["attributes"], discrete=True, categorical=config["categorical"]
+        "adult",
+        frame,
+        config["attributes"],
+        discrete=True,
+        categorical=config["categorical"],
+        integer=True,  # age and hours per week are whole numbers (adult.yaml)
     )
 
 

@@ -50,6 +50,7 @@ def tiny():
         ["income", "age", "city"],
         domains={"income": [0, 50000], "age": [0, 100]},
         categorical=["city"],
+        integer=["age"],
         target={"column": "hours", "threshold": 35, "labels": ["part", "full"]},
     )
 

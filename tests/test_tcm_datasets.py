@@ -107,6 +107,7 @@ def test_oshpd_path_is_read_unchanged(tmp_path, compose_config):
         "dataset=patient_discharge",
         f"dataset.path={path}",
         "dataset.attributes=[age,zip,charge]",
+        "dataset.integer=[age,zip]",
         "~dataset.roles",
         "+dataset.roles={age:quasi_identifier,zip:quasi_identifier,charge:confidential}",
     )

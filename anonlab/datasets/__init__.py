@@ -28,12 +28,13 @@ COMMON_KEYS = (
     "categorical",
     "hierarchies",
     "target",
+    "integer",
 )
 
 
 #: the dataset keys that hold column names (a list, or one name) and those that map
 #: columns to values; ``alpha`` is a number
-LIST_KEYS = ("attributes", "numeric", "categorical", "discrete")
+LIST_KEYS = ("attributes", "numeric", "categorical", "discrete", "integer")
 #: ``dataset.domains=data``: every bound read off the data (the alpha rule), chosen by the
 #: user; methods whose proof assumes public bounds then run, and their releases say so
 DATA_DOMAINS = "data"
@@ -58,6 +59,8 @@ def check_keys(config: Mapping[str, Any], loader: str) -> None:
         shape = "a list of column names" if key in LIST_KEYS else "a mapping {column: …}"
         if key == "domains":
             shape += f" or {DATA_DOMAINS!r} (bounds read off the data)"
+        if key == "integer":
+            shape += f", true, false or {DATA_DOMAINS!r} (read off the data)"
         raise ParameterError(f"dataset.{key} must be {shape}, got {value!r}")
     alpha = config.get("alpha", DEFAULT_ALPHA)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
@@ -84,7 +87,8 @@ def load_dataset(config: Mapping[str, Any]) -> Dataset:
     are the numeric ones then the categorical ones), and optionally ``path`` (csv),
     ``alpha``, ``domains``, ``roles``, ``discrete``, ``categorical`` (a list of text
     columns, or ``{column: taxonomy name or hierarchy file}``), ``hierarchies``
-    (``{column: hierarchy file}``), ``target`` (``{column, threshold, labels}``); see
+    (``{column: hierarchy file}``), ``target`` (``{column, threshold, labels}``),
+    ``integer`` (the numerical columns declared whole-numbered, or ``data``); see
     :func:`~anonlab.datasets.build.build_dataset`. A loader listed in
     :data:`~anonlab.datasets.loaders.READER_OPTIONS` also receives those keys (``csv``:
     ``path``, ``encoding``, ``sep``; ``patient_discharge``: ``path``, ``n``, ``seed``).
@@ -123,4 +127,5 @@ def load_dataset(config: Mapping[str, Any]) -> Dataset:
         hierarchies=config.get("hierarchies") or {},
         target=config.get("target") or None,
         attributes_key=key,
+        integer=config.get("integer"),
     )

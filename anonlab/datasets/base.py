@@ -32,10 +32,14 @@ class Attribute:
         Δ(A) is ``high - low`` (DP-IR §4.1).
     taxonomy : the taxonomy τ(A) of a categorical attribute; its labels are Dom(A)
         (DP-IR §3.4).
-    integer : the source holds whole numbers; released noisy values are rounded.
+    integer : the attribute holds whole numbers; released noisy values are rounded to
+        them. Declared public (``dataset.integer``, :func:`anonlab.protect`'s
+        ``integer``), or read off the data when ``integer_from_data``.
     discrete : histograms use one bin per value instead of 100 equal bins (DP-IR §4.2).
     alpha : the α of a domain set by the rule [0, α·max] (DP-IR §4.1, iDP §4.1); ``None``
         for a declared domain.
+    integer_from_data : ``integer`` was read off the private values (``integer="data"``),
+        not declared: a release that rounds to it discloses whether every value is whole.
     """
 
     name: str
@@ -46,6 +50,7 @@ class Attribute:
     discrete: bool = False
     taxonomy: Taxonomy | None = None
     alpha: float | None = None
+    integer_from_data: bool = False
 
     @property
     def categorical(self) -> bool:

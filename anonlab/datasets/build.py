@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,43 @@ from anonlab.semantics.taxonomy import Taxonomy, leaves, read_hierarchy, shipped
 from anonlab.validation import ParameterError
 
 DEFAULT_ALPHA = 1.5  # DP-IR §4.1: Dom(A) = [0, 1.5 · max]
+#: ``integer="data"``: whole-number attributes read off the private values (every
+#: numerical attribute whose values are all whole), by choice; a release that rounds to
+#: them guarantees nothing (:data:`anonlab.methods.guarantees.INTEGER_FROM_DATA`)
+INTEGER_FROM_DATA = "data"
+
+
+def whole_numbers(values: np.ndarray) -> bool:
+    """Whether every value is a whole number."""
+    return bool(np.all(values == np.round(values)))
+
+
+def integer_columns(
+    integer: bool | Sequence[str] | str | None, numeric: Sequence[str], name: str
+) -> tuple[frozenset[str], bool]:
+    """The numerical attributes declared whole-numbered by ``integer`` (``True``: all
+    of ``numeric``; ``None``/``False``: none; a list: those), and whether they are to be
+    read off the data instead (``integer="data"``)."""
+    if integer is None or integer is False:
+        return frozenset(), False
+    if integer is True:
+        return frozenset(numeric), False
+    if isinstance(integer, str):
+        if integer == INTEGER_FROM_DATA:
+            return frozenset(), True
+        integer = [integer]  # dataset.integer=age: one column
+    if not isinstance(integer, Sequence) or not all(isinstance(c, str) for c in integer):
+        raise ParameterError(
+            f"dataset {name!r}: dataset.integer must be a list of column names, true, "
+            f"false or {INTEGER_FROM_DATA!r} (read off the data), got {integer!r}"
+        )
+    for column in integer:
+        if column not in numeric:
+            raise ParameterError(
+                f"dataset {name!r}: dataset.integer: column {column!r} is not a numerical "
+                f"attribute {list(numeric)}"
+            )
+    return frozenset(integer), False
 
 
 def numeric_column(frame: pd.DataFrame, name: str, source: str) -> np.ndarray:
@@ -85,8 +123,9 @@ def hierarchy_column(
     and column ``name`` as its labels; ``source`` names the parameter that gave the file.
 
     Dom(A) is the hierarchy's leaves, plus any inner concept the data holds (values recorded
-    at a coarser level). A value the hierarchy does not list is a :class:`ParameterError`
-    naming it and its row.
+    at a coarser level): such a domain, and the order and sensitivities derived from it,
+    is read off the data (``Taxonomy.from_data``). A value the hierarchy does not list is a
+    :class:`ParameterError` naming it and its row.
     """
     values = text_column(frame, name, source)
     parent = read_hierarchy(path, source)
@@ -99,7 +138,7 @@ def hierarchy_column(
         )
     inner = set(np.unique(values)) & set(parent.values())
     taxonomy = Taxonomy.tree(str(path), parent, [*leaves(parent), *inner])
-    return taxonomy, values
+    return replace(taxonomy, from_data=bool(inner)), values
 
 
 def column_taxonomy(
@@ -252,6 +291,7 @@ def build_dataset(
     hierarchies: Mapping[str, str] | None = None,
     target: Mapping[str, Any] | None = None,
     attributes_key: str = "attributes",
+    integer: bool | Sequence[str] | str | None = None,
 ) -> Dataset:
     """Validate the ``attributes`` of ``frame`` and build a :class:`Dataset`.
 
@@ -277,6 +317,11 @@ def build_dataset(
         metrics, ``labels[1]`` where ``column > threshold`` (see :func:`class_labels`).
     attributes_key : the config key that listed ``attributes`` (``attributes``, or
         ``numeric`` when ``load_dataset`` joined numeric and categorical), for messages.
+    integer : the numerical attributes declared to hold whole numbers (a list, or
+        ``True`` for all), whose noisy releases are rounded (DP-IR §4.3); a declared
+        column holding another value is an error. ``None`` (default): none.
+        ``"data"`` reads them off the private values, which voids a privacy notion of a
+        release that rounds (:data:`INTEGER_FROM_DATA`).
     """
     domains = dict(domains or {})
     roles = dict(roles or {})
@@ -315,6 +360,9 @@ def build_dataset(
                 f"dataset.hierarchies.{column} both give its taxonomy; keep one"
             )
     discrete_set = set(attributes) if discrete is True else set(column_list(discrete))
+    declared, from_data = integer_columns(
+        integer, [c for c in attributes if c not in specs_of], name
+    )
     columns: dict[str, np.ndarray] = {}
     specs: list[Attribute] = []
     for column in attributes:
@@ -340,15 +388,29 @@ def build_dataset(
             )
             continue
         values = numeric_column(frame, column, f"dataset {name!r}")
+        whole = whole_numbers(values)
+        if column in declared and not whole:
+            row = int(np.flatnonzero(values != np.round(values))[0])
+            raise ParameterError(
+                f"dataset {name!r}: dataset.integer: column {column!r} is declared to hold "
+                f"whole numbers but holds {float(values[row])!r} at row {row}"
+            )
+        domain = numeric_domain(column, values, alpha, domains.get(column))
+        if column in declared and np.ceil(domain[0]) > np.floor(domain[1]):
+            raise ParameterError(
+                f"dataset {name!r}: dataset.integer: column {column!r} is declared to hold "
+                f"whole numbers, and its domain {list(domain)} holds none"
+            )
         specs.append(
             Attribute(
                 name=column,
                 kind="numerical",
                 role=role,  # type: ignore[arg-type]
-                domain=numeric_domain(column, values, alpha, domains.get(column)),
-                integer=bool(np.all(values == np.round(values))),
+                domain=domain,
+                integer=column in declared or (from_data and whole),
                 discrete=column in discrete_set,
                 alpha=None if column in domains else float(alpha),
+                integer_from_data=from_data and whole,
             )
         )
         columns[column] = values

@@ -13,6 +13,7 @@ import numpy as np
 from anonlab.datasets import Dataset
 from anonlab.guarantee import Guarantee
 from anonlab.mechanisms import SAMPLERS
+from anonlab.mechanisms.generators import generator_name
 from anonlab.release import FORMS, Release
 from anonlab.validation import AXIS_CHECKS, ParameterError, check_option
 
@@ -54,6 +55,10 @@ class Method(ABC):
     rows_need_one_attribute: ClassVar[bool] = False
     #: whether the method draws Laplace noise, so that it takes option ``sampler``
     draws_laplace: ClassVar[bool] = False
+    #: whether its noisy values are rounded to the whole numbers of attributes that hold
+    #: them (:func:`postprocess`; DP-IR §4.3), so the release depends on the ``integer``
+    #: flag, which must then be declared, not read off the data
+    round_integers: ClassVar[bool] = False
     #: whether the release synthesises its own class (synthetic data), so that a metric
     #: of the class may train on it without record correspondence
     carries_class: ClassVar[bool] = False
@@ -220,11 +225,10 @@ class Method(ABC):
         clock = time.perf_counter()
         released = laid_out(self.protect(dataset, rng), self.form, rng)
         seconds = time.perf_counter() - clock
-        return replace(
-            released,
-            seconds=seconds,
-            guarantee=of_release(self, released, seeded=seeded, strict_bounds=strict_bounds),
-        )
+        stated = of_release(self, released, seeded=seeded, strict_bounds=strict_bounds)
+        if self.randomized:
+            stated = replace(stated, generator=generator_name(rng))
+        return replace(released, seconds=seconds, guarantee=stated)
 
 
 def laid_out(release: Release, form: str, rng: np.random.Generator) -> Release:
@@ -253,9 +257,10 @@ def postprocess(
 ) -> np.ndarray:
     """Clip the ``(n, m)`` protected values to each attribute's domain.
 
-    Noisy values of attributes holding whole numbers in the source are rounded and clipped
-    to the integers of the domain, [⌈low⌉, ⌊high⌋], so they stay whole numbers (DP-IR §4.3
-    discretises Adult); DP-IR §4.1: "we bound noise-added outputs to the domain ranges".
+    Noisy values of attributes declared to hold whole numbers (``Attribute.integer``) are
+    rounded and clipped to the integers of the domain, [⌈low⌉, ⌊high⌋], so they stay
+    whole numbers (DP-IR §4.3 discretises Adult); DP-IR §4.1: "we bound noise-added
+    outputs to the domain ranges".
     Noise-free values (centroids) are only clipped, which removes float rounding at the
     domain bounds. Both steps are post-processing and cost no privacy. ``in_place``
     writes into ``values`` (a float array the caller owns) instead of a copy.

@@ -18,6 +18,8 @@ What holds for a release as returned depends on more than the mechanism:
   differential privacy"); the ``discrete`` sampler does not;
 - its **bounds**: the proofs assume public domains; a library release whose domain is
   read off the data (``domains="data"``) has none;
+- its **schema**: rounding to whole numbers read off the data (``integer="data"``)
+  discloses that every value is whole, so such a release has none either;
 - its **randomness**: a seeded release is reproducible by anyone who knows the seed
   (``seeded``), private only while the seed is secret and was drawn at random.
 """
@@ -62,9 +64,18 @@ DATA_BOUNDS = (
     "the data, and the proofs assume public bounds"
 )
 EXPONENTIAL_FLOAT = (
-    "categorical values are chosen by the exponential mechanism from "
-    "floating-point Gumbel draws: the choice is discrete, but its "
-    "probabilities hold only to floating-point precision"
+    "categorical values are chosen by the exponential mechanism from numpy's "
+    "floating-point Gumbel draws, which lie in [-3.604, 36.737]: a candidate more than "
+    "40.34 logits (ε·(q_max − q)/(2Δq)) below the best is never chosen, and a neighbour "
+    "can bring it within reach, so pure ε-DP fails once the utilities span more than "
+    "40.34 logits (python -m anonlab.audit.exponential); sampler='discrete' samples the "
+    "mechanism exactly"
+)
+INTEGER_FROM_DATA = (
+    "whole numbers read off the data (integer='data'): the release rounds to them only "
+    "when every value is whole, which tells a data set of whole numbers from a "
+    "neighbour holding one fraction (an unbounded loss); declare the whole-number "
+    "columns (integer=[...]) as public"
 )
 SEEDED = (
     "seeded: anyone who knows the seed reproduces the noise; private only while the "
@@ -117,7 +128,8 @@ def data_caveat(dataset: Dataset) -> str | None:
         )
     if any(a.taxonomy is not None and a.taxonomy.from_data for a in attrs):
         parts.append(
-            "domains read off the data (flat taxonomies) are public only if those values are"
+            "domains read off the data (flat taxonomies, or a hierarchy's inner concepts "
+            "that the data hold) are public only if those values are"
         )
     return "; ".join(parts) or None
 
@@ -165,26 +177,61 @@ def of_release(
         ]
         return replace(reached, reason=_join(*short))
     if stated.claimed in PRIVACY_NOTIONS:
-        bounds = view.computed_once("data_caveat", lambda: data_caveat(view))
-        categorical = any(a.categorical for a in view.protected_attributes)
-        caveat = _join(
-            stated.caveat,
-            None if strict_bounds else bounds,
-            EXPONENTIAL_FLOAT if categorical and method.draws_laplace else None,
-            SEEDED if seeded and method.randomized else None,
-        )
-        if strict_bounds and bounds:
-            return replace(
-                stated,
-                notion=NONE,
-                notion_epsilon=None,
-                caveat=caveat,
-                reason=_join(
-                    stated.reason if stated.notion == NONE else None, f"{DATA_BOUNDS} ({bounds})"
-                ),
-            )
-        return replace(stated, caveat=caveat)
+        return _as_released(method, view, stated, seeded, strict_bounds)
     return stated
+
+
+def before_release(
+    method: Mechanism, view: Dataset, *, seeded: bool = True, strict_bounds: bool = False
+) -> Guarantee:
+    """The privacy guarantee a release of ``view`` by ``method`` will carry, known
+    before any draw: it depends on the method, its form and sampler, the view's schema
+    and the randomness, never on the values drawn (:func:`of_release` for a notion with
+    ε; k and t are reached only by a release)."""
+    stated = replace(
+        guarantee(method, len(view.protected)),
+        seeded=seeded if method.randomized else None,
+        record_aligned=method.record_aligned,
+    )
+    if stated.claimed in PRIVACY_NOTIONS:
+        return _as_released(method, view, stated, seeded, strict_bounds)
+    return stated
+
+
+def _as_released(
+    method: Mechanism, view: Dataset, stated: Guarantee, seeded: bool, strict_bounds: bool
+) -> Guarantee:
+    """What holds of the privacy claim ``stated`` for a release of ``view``: its caveats
+    (bounds, sampler, seed), and ``none`` where bounds or whole numbers were read off the
+    data (:func:`of_release`)."""
+    bounds = view.computed_once("data_caveat", lambda: data_caveat(view))
+    categorical = any(a.categorical for a in view.protected_attributes)
+    caveat = _join(
+        stated.caveat,
+        None if strict_bounds else bounds,
+        (
+            EXPONENTIAL_FLOAT
+            if categorical and method.draws_laplace and method.sampler == "numpy"
+            else None
+        ),
+        SEEDED if seeded and method.randomized else None,
+    )
+    inferred = [a.name for a in view.protected_attributes if a.integer_from_data]
+    voids = (
+        f"{DATA_BOUNDS} ({bounds})" if strict_bounds and bounds else None,
+        f"{INTEGER_FROM_DATA} ({', '.join(map(repr, inferred))})"
+        if inferred and method.round_integers
+        else None,
+    )
+    if any(voids):
+        return replace(
+            stated,
+            notion=NONE,
+            notion_epsilon=None,
+            caveat=caveat,
+            reason=_join(stated.reason if stated.notion == NONE else None, *voids),
+        )
+    return replace(stated, caveat=caveat)
 
 
 def stated(cls: type[Mechanism]) -> str:

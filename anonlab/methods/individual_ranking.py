@@ -154,6 +154,7 @@ class IndividualRankingLaplace(Method):
     forms: ClassVar[tuple[str, ...]] = FORMS
     rows_need_one_attribute: ClassVar[bool] = True
     draws_laplace: ClassVar[bool] = True
+    round_integers: ClassVar[bool] = True  # DP-IR §4.3: whole numbers stay whole
     option_choices: ClassVar[dict[str, tuple[str, ...]]] = {"remainder": REMAINDERS}
 
     def claim(self, m: int) -> Guarantee:
@@ -192,13 +193,14 @@ class IndividualRankingLaplace(Method):
                 budget,
                 order_path_sensitivity(taxonomy),
                 rng,
+                sampler=self.sampler,
             )
             noisy[:, j] = chosen[clusters]
         labelling = _labelling(dataset, ranking, categorical)
         del ranking  # its centroids are not held while the release is post-processed
         return Release(
             dataset,
-            postprocess(dataset, noisy, noisy=True, in_place=True),
+            postprocess(dataset, noisy, noisy=self.round_integers, in_place=True),
             scale=scale,
             labelling=labelling,
         )

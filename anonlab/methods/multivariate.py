@@ -151,6 +151,7 @@ class ImdavLaplace(Method):
     # [17]'s proof covers the list of noisy centroid records: its multiset of rows
     forms: ClassVar[tuple[str, ...]] = FORMS
     draws_laplace: ClassVar[bool] = True
+    round_integers: ClassVar[bool] = True  # DP-IR §4.3: whole numbers stay whole
     compose: ClassVar[bool] = False
 
     def claim(self, m: int) -> Guarantee:
@@ -195,10 +196,11 @@ class ImdavLaplace(Method):
                 budget,
                 n_clusters * value_change_sensitivity(taxonomy),
                 rng,
+                sampler=self.sampler,
             )
         return Release(
             dataset,
-            postprocess(dataset, noisy[labels], noisy=True),
+            postprocess(dataset, noisy[labels], noisy=self.round_integers),
             labels=_record_labels(labels, m),
             scale=scale,
         )

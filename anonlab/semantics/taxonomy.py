@@ -40,8 +40,9 @@ class Taxonomy:
     parent: Mapping[str, str | None]
     labels: Mapping[str, str]
     gloss: Mapping[str, str] = field(default_factory=dict)
-    # the domain was read off the data (a flat taxonomy of a column's values), so it is
-    # public only if those values are; DP-IR's proofs assume a public domain
+    # the domain was read off the data (a flat taxonomy of a column's values, or a
+    # hierarchy's inner concepts that the data hold), so it is public only if those values
+    # are; DP-IR's proofs assume a public domain
     from_data: bool = False
 
     def __post_init__(self) -> None:

@@ -49,6 +49,8 @@ class _Synthetic(Method):
     partition: ClassVar[str | None] = None
     record_aligned: ClassVar[bool] = False  # synthetic records match no original record
     carries_class: ClassVar[bool] = True  # the class is synthesised with the records
+    # whole-number attributes get bins of whole numbers and stay whole (Encoding)
+    round_integers: ClassVar[bool] = True
     needs_bounds: ClassVar[bool] = True  # numerical attributes are binned over their domains
     option_choices: ClassVar[dict[str, tuple[Any, ...]]] = {
         "bins": BIN_CHOICES,
@@ -91,7 +93,7 @@ class _Synthetic(Method):
         values, target = encoding.decode(dataset, synthetic, rng)
         return Release(
             dataset,
-            postprocess(dataset, values, noisy=True, in_place=True),
+            postprocess(dataset, values, noisy=self.round_integers, in_place=True),
             target=target,
             record_aligned=False,
         )
