@@ -1,19 +1,23 @@
 """Exact privacy losses (anonlab.audit.exact) and the audit of release forms: the Laplace
 loss formula against a brute-force supremum, the papers' lists within ε where their
-proofs hold, iDP-LS above ε under its own Proposition 1, record order infinite, and the
-sampled bound of a shuffled form within its claim where the record order's is not."""
+proofs hold, iDP-LS above ε under its own Proposition 1, record order infinite, the
+sampled bound of a shuffled form within its claim where the record order's is not, and
+the losses iDP-LS's and iDP-CBLS's guarantees state, recomputed from their own text."""
 
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
 
 from anonlab.audit import Settings, audit
+from anonlab.audit.command import parse
 from anonlab.audit.core import audited_dataset
-from anonlab.audit.exact import exact_losses, laplace_loss, one_way_loss
+from anonlab.audit.exact import exact_losses, laplace_loss, one_way_loss, pair_losses
 from anonlab.methods import make_method
+from anonlab.methods.idp import IdpCbls, IdpLs
 
 
 def brute_force(mu, b, mu2, b2, low, high):
@@ -75,3 +79,37 @@ def test_a_shuffled_form_is_audited_within_its_claim_where_record_order_is_not()
     assert shuffled.epsilon_lower() <= 1.0 and not shuffled.exceeds_claim
     assert shuffled.row()["form"] == "shuffled_columns"
     assert records.row()["notion"] == "none" and records.row()["claimed"] == "ε-DP"
+
+
+def at_least(text: str, loss: float) -> bool:
+    """Whether ``loss`` is at least the number ``text`` ("1,187", "7.56") and below it plus
+    one unit of its last digit: the text states the loss rounded down."""
+    digits = len(text.partition(".")[2])
+    stated = float(text.replace(",", ""))
+    return stated <= loss < stated + 10.0**-digits
+
+
+@pytest.mark.parametrize("cls", [IdpLs, IdpCbls])
+def test_the_reranking_reasons_state_the_loss_their_command_computes(cls):
+    reason = cls.reranking
+    (command,) = re.findall(r"python -m anonlab\.audit (exact [^)]*)\)", reason)
+    _, values = parse(command.split())
+    name, epsilon = values.pop("method"), values.pop("epsilon")
+    settings = Settings(**values)
+    design = re.search(r"at ε = ([\d.]+) is at least ([\d,.]+) on the audit's data set", reason)
+    assert name == cls.name and float(design[1]) == epsilon
+    assert f"n = {settings.n}," in reason and f"from seed {settings.seed} " in reason
+    assert f"[{settings.low:g}, {settings.high:g}]" in reason and settings.m == 1
+    neighbour = re.search(r"with k = (\d+), record (\d+) moved to ([\d.]+)", reason)
+    assert int(neighbour[1]) == settings.k
+    record, position = int(neighbour[2]), float(neighbour[3])
+    dataset = audited_dataset(settings)[0]
+    # the stated number, and any other k the text gives for the same neighbour
+    for text, k in [(design[2], settings.k), *re.findall(r"and ([\d.]+) with k = (\d+)", reason)]:
+        method = make_method(name, {"k": int(k), "epsilon": epsilon})
+        losses = pair_losses(method, dataset, record, position)
+        assert at_least(text, losses["own_scale"]), (text, k, losses)
+    if cls is IdpLs:  # and the neighbour is the worst of those moving a record to an end
+        method = make_method(name, {"k": settings.k, "epsilon": epsilon})
+        found = exact_losses(method, dataset, positions=2)
+        assert found.worst["own_scale"] == f"record {record} -> {position:g}"

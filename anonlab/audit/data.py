@@ -43,10 +43,13 @@ def audit_dataset(
     ``uniform``: every record uniform on the domain. ``outlier``: n − 1 records uniform on
     the middle tenth of the domain and the last one at 1% of its width above ``low``:
     moving that record to ``high`` shifts it across every cluster, and the clusters of
-    the middle get iDP-LS's smallest local sensitivities (about half of DP-UM's), so the
-    re-ranking loss of iDP-LS reaches ≈ 1.45·ε_a in two clusters (computed as
-    experiments/idp_reranking_audit.py does; 1.3·ε_a spread over all clusters for
-    ``uniform``). The values are not whole numbers, so no method rounds them.
+    the middle get iDP-LS's smallest local sensitivities (about half of DP-UM's). With
+    the defaults (n = 30, k = 3, [0, 100], seed 0) and ε = 1, that move gives iDP-LS's
+    centroid list an exact loss of at least 2.88 as implemented (each data set's own
+    scale) and 1.45 with the scale of D for both (iDP Proposition 1's reading); 1.80 and
+    1.29 for ``uniform`` (``python -m anonlab.audit exact method=idp_ls [data=uniform]``;
+    more designs: ``python -m anonlab.experiments.idp_reranking_audit --exact``). The
+    values are not whole numbers, so no method rounds them.
     """
     rng = np.random.default_rng(seed)
     width = high - low

@@ -154,33 +154,54 @@ class ExactResult:
         return "\n".join(lines)
 
 
+def _losses(base: _List, other: _List, low: float, high: float) -> dict[str, float] | None:
+    """The exact loss between two noisy lists under each reading of the scale; ``None``
+    when they differ in length (no rank position to match)."""
+    if other.values.shape != base.values.shape:
+        return None
+    return {
+        "fixed_scale": laplace_loss(base.values, base.scale, other.values, base.scale, low, high),
+        "own_scale": laplace_loss(base.values, base.scale, other.values, other.scale, low, high),
+    }
+
+
+def moved_record(dataset: Dataset, record: int, position: float) -> Dataset:
+    """The neighbour of ``dataset`` with ``record`` moved to ``position`` in every
+    attribute."""
+    low, high = dataset.protected_attributes[0].domain
+    values = np.array(dataset.protected_values, dtype=float, copy=True)
+    values[record] = position
+    return make_dataset(values, low, high)
+
+
+def pair_losses(
+    method: Method, dataset: Dataset, record: int, position: float
+) -> dict[str, float] | None:
+    """The exact loss of ``method``'s noisy list between ``dataset`` and the neighbour that
+    moves ``record`` to ``position``, under each reading of the scale (:data:`READINGS`);
+    ``None`` when the two lists differ in length."""
+    low, high = dataset.protected_attributes[0].domain
+    moved = moved_record(dataset, record, position)
+    return _losses(noisy_list(method, dataset), noisy_list(method, moved), low, high)
+
+
 def exact_losses(method: Method, dataset: Dataset, positions: int = POSITIONS) -> ExactResult:
     """The exact losses of ``method``'s noisy list between ``dataset`` (one public domain
     for every attribute, as the audit's) and each neighbour that moves one record to one
     of ``positions`` values spread over the domain, in every attribute."""
     low, high = dataset.protected_attributes[0].domain
     base = noisy_list(method, dataset)
-    values = np.asarray(dataset.protected_values, dtype=float)
     best = {reading: (-math.inf, "") for reading in READINGS}
     changes = False
     count = 0
     for record in range(dataset.n):
         for position in np.linspace(low, high, positions):
-            moved = values.copy()
-            moved[record] = position
-            other = noisy_list(method, make_dataset(moved, low, high))
+            other = noisy_list(method, moved_record(dataset, record, position))
             count += 1
-            if other.values.shape != base.values.shape:
+            losses = _losses(base, other, low, high)
+            if losses is None:
                 continue
             label = f"record {record} -> {position:g}"
-            losses = {
-                "fixed_scale": laplace_loss(
-                    base.values, base.scale, other.values, base.scale, low, high
-                ),
-                "own_scale": laplace_loss(
-                    base.values, base.scale, other.values, other.scale, low, high
-                ),
-            }
             for reading, loss in losses.items():
                 if loss > best[reading][0]:
                     best[reading] = (loss, label)

@@ -186,9 +186,13 @@ class IdpLs(ClusterNoise):
 
     name: ClassVar[str] = "idp_ls"
     reranking: ClassVar[str | None] = (
-        "the local sensitivity holds with the clustering fixed; a neighbour that "
-        "re-ranks records moves several centroids, an exact loss of about 1.45·ε per "
-        "attribute under iDP's Proposition 1 (python -m anonlab.audit exact)"
+        "the local sensitivity holds with the clustering fixed, and a neighbour that "
+        "re-ranks records moves several centroids: as implemented (each data set's own "
+        "local sensitivity) the exact loss of the rank-ordered centroid list at ε = 1 is "
+        "at least 7.56 on the audit's data set (n = 30, one attribute on [0, 100], 29 "
+        "values drawn in [45, 55] from seed 0 and one at 1) with k = 15, record 29 moved "
+        "to 100, and 2.88 with k = 3 (python -m anonlab.audit exact method=idp_ls "
+        "epsilon=1 k=15)"
     )
     label: ClassVar[str] = "iDP-LS"
     colour: ClassVar[str | None] = "#3182bd"  # mid blue
@@ -209,9 +213,13 @@ class IdpCbls(ClusterNoise):
 
     name: ClassVar[str] = "idp_cbls"
     reranking: ClassVar[str | None] = (
-        "the cluster-based local sensitivity holds with the clustering fixed; a "
-        "neighbour that re-ranks records moves several centroids, an exact loss of "
-        "several ε per attribute (python -m anonlab.audit exact)"
+        "the cluster-based local sensitivity holds with the clustering fixed, and a "
+        "neighbour that re-ranks records moves several centroids and their "
+        "sensitivities: as implemented (each data set's own sensitivity) the exact loss "
+        "of the rank-ordered centroid list at ε = 1 is at least 1,187 on the audit's "
+        "data set (n = 30, one attribute on [0, 100], 29 values drawn in [45, 55] from "
+        "seed 0 and one at 1) with k = 3, record 0 moved to 47.5 (python -m "
+        "anonlab.audit exact method=idp_cbls epsilon=1 k=3)"
     )
     label: ClassVar[str] = "iDP-CBLS"
     colour: ClassVar[str | None] = "#e6550d"  # dark orange
