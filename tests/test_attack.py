@@ -1,7 +1,8 @@
 """The bracketing attack (anonlab.audit.attack): every bracket holds the true value (against
 a brute-force reading of its definition, ties and colliding clusters included), brackets
-narrow as k shrinks, what it finds on Census, a shuffled release is not attacked, and the
-command's one-line errors."""
+narrow as k shrinks, each seed an independent child stream summarised by its median and
+range, what it finds on Census, a shuffled release is not attacked, and the command's
+one-line errors."""
 
 from __future__ import annotations
 
@@ -10,10 +11,14 @@ import pandas as pd
 import pytest
 
 from anonlab.audit.attack import (
+    attack_row,
     attackable_methods,
     bracketing_attack,
     brackets,
     load_named_dataset,
+    plan_attack,
+    protected_view,
+    summarise,
 )
 from anonlab.audit.command import main
 from anonlab.datasets import build_dataset
@@ -100,15 +105,16 @@ def test_every_release_of_every_method_is_bracketed_correctly(method):
         k=3,
         epsilon=[0.1, 1.0, 10.0, 1000.0],
         attribute="b",
+        seeds=3,
     )
-    assert (table["violations"] == 0).all()
+    assert len(table) == 12 and (table["violations"] == 0).all()
     assert table["applicable"].all() and (table["grouped"] == 120).all()
 
 
 def test_brackets_narrow_as_k_shrinks():
     def median_width(k: int) -> float:
         # a large ε keeps clusters apart, so the brackets are the noise-free ones
-        table = bracketing_attack(synthetic(), k=k, epsilon=1000.0, attribute="a")
+        table = bracketing_attack(synthetic(), k=k, epsilon=1000.0, attribute="a", seeds=1)
         return float(table["median_width_pct"].iloc[0])
 
     medians = [median_width(k) for k in (2, 5, 10, 25)]
@@ -118,9 +124,9 @@ def test_brackets_narrow_as_k_shrinks():
 def test_the_noise_only_matters_through_colliding_values():
     data = synthetic()
     table = bracketing_attack(
-        data, method="ir_laplace", k=10, epsilon=[10.0, 1000.0], attribute="a"
+        data, method="ir_laplace", k=10, epsilon=[10.0, 1000.0], attribute="a", seeds=3
     )
-    noise_free = bracketing_attack(data, method="ir", k=10, epsilon=1.0, attribute="a")
+    noise_free = bracketing_attack(data, method="ir", k=10, epsilon=1.0, attribute="a", seeds=1)
     distinct = table["released_values"] == noise_free["released_values"].iloc[0]
     assert distinct.any()
     for _, row in table[distinct].iterrows():
@@ -128,38 +134,85 @@ def test_the_noise_only_matters_through_colliding_values():
         assert row["bracketed"] == noise_free["bracketed"].iloc[0]
 
 
+def test_each_seed_is_a_child_stream_of_the_master_seed():
+    data = synthetic(60)
+    table = bracketing_attack(data, k=3, epsilon=[1.0, 3.0], attribute="a", seed=7, seeds=5)
+    assert list(table["stream"]) == [0, 1, 2, 3, 4] * 2 and (table["seed"] == 7).all()
+    plan = plan_attack(data, k=3, epsilon=3.0, attribute="a", seed=7, seeds=5)
+    eps, method = plan.methods[0]
+    for i in range(5):  # child i of SeedSequence(7) has spawn key (i,)
+        child = np.random.SeedSequence(7, spawn_key=(i,))
+        row = attack_row(plan, eps, method, i, child)
+        assert row["share_bracketed"] == table["share_bracketed"].iloc[5 + i]
+    assert table["median_width_pct"].nunique() > 1  # the streams differ
+    again = bracketing_attack(data, "ir_laplace", 3, [1.0, 3.0], "a", None, 7, None, 5)
+    pd.testing.assert_frame_equal(table, again)
+
+
+def test_the_summary_is_the_median_and_range_over_the_seeds():
+    rows = bracketing_attack(synthetic(60), k=3, epsilon=[1.0, 3.0], attribute="a", seeds=5)
+    summary = summarise(rows)
+    assert list(summary["epsilon"]) == [1.0, 3.0] and (summary["seeds"] == 5).all()
+    for (_, row), (_, group) in zip(summary.iterrows(), rows.groupby("epsilon"), strict=True):
+        for column in ("share_bracketed", "median_width_pct"):
+            values = group[column]
+            assert row[f"{column}_median"] == pytest.approx(np.median(values))
+            assert (row[f"{column}_min"], row[f"{column}_max"]) == (values.min(), values.max())
+        assert row["violations"] == group["violations"].sum() == 0
+
+
+def test_the_attacked_attribute_is_protected_with_the_first_others():
+    census = load_named_dataset("census")
+    assert protected_view(census, "FICA", 1).protected == ("FICA",)
+    assert protected_view(census, "AFNLWGT", 8).protected == census.protect_first(8).protected
+    eight = protected_view(census, "FICA", 8).protected
+    assert len(eight) == 8 and "FICA" in eight and eight[:7] == census.protect_first(7).protected
+
+
 def test_census_at_the_papers_epsilons():
-    table = bracketing_attack(epsilon=[0.1, 1.0, 10.0]).set_index("epsilon")
-    assert (table["n"] == 1080).all() and (table["violations"] == 0).all()
-    # measured (seed 0): shares 0.53, 0.58, 0.90; medians 38.5 %, 3.2 %, 1.2 %. Clipping to
-    # the domain merges the clusters whose noisy value leaves it, more of them at small ε
-    assert table["released_values"].is_monotonic_increasing
-    assert table.loc[1.0, "share_bracketed"] >= 0.5
-    assert table.loc[1.0, "median_width_pct"] <= 5.0
-    assert table.loc[10.0, "share_bracketed"] >= 0.85
-    assert table.loc[10.0, "median_width_pct"] <= 2.0
-    assert table.loc[10.0, "p90_width_pct"] <= 5.0
-    assert table.loc[10.0, "share_width_below_5pct"] >= 0.85
+    # 20 releases per ε (the child streams of seed 0), FICA alone (m = 1) and with the 12
+    # other attributes (m = 13, the budget ε/13 each)
+    alone = summarise(bracketing_attack(m=1)).set_index("epsilon")
+    every = summarise(bracketing_attack()).set_index("epsilon")
+    for table in (alone, every):
+        assert (table["n"] == 1080).all() and (table["seeds"] == 20).all()
+        assert (table["violations"] == 0).all()
+    # measured: m = 1, share 0.75 / 0.95 / 0.95 (median), widths 1.67 / 1.22 / 1.22 %;
+    # m = 13, share 0.46 (0.05-0.72) / 0.75 (0.60-0.95) / 0.95, widths 40.7 / 1.95 / 1.22 %.
+    # Clipping to the domain merges the clusters whose noisy value leaves it, more of them
+    # at small ε and under m = 13's smaller budget
+    assert (alone.loc[[1.0, 10.0], "share_bracketed_median"] >= 0.9).all()
+    assert (alone.loc[[1.0, 10.0], "median_width_pct_median"] <= 1.5).all()
+    assert 0.6 <= every.loc[1.0, "share_bracketed_median"] <= 0.9
+    assert every.loc[1.0, "share_bracketed_max"] - every.loc[1.0, "share_bracketed_min"] >= 0.2
+    assert every.loc[1.0, "median_width_pct_median"] <= 5.0
+    assert every.loc[10.0, "share_bracketed_median"] >= 0.85
+    assert every.loc[10.0, "median_width_pct_max"] <= 2.0
+    assert every.loc[0.1, "median_width_pct_median"] >= 20.0
 
 
 def test_the_command_prints_the_table_and_writes_it(tmp_path, capsys):
     folder = tmp_path / "out"
-    assert main(["attack", "epsilon=[1,10]", f"results_dir={folder}"]) == 0
+    assert main(["attack", "epsilon=[1,10]", "seeds=3", f"results_dir={folder}"]) == 0
     out = capsys.readouterr().out
-    assert "| 1 | 1080 |" in out and "| 10 | 1080 |" in out
+    assert "| 1 | 1080 | 3 |" in out and "| 10 | 1080 | 3 |" in out
     written = pd.read_csv(folder / "attack.csv")
     assert list(written["epsilon"]) == [1.0, 10.0] and (written["violations"] == 0).all()
+    assert (written["seeds"] == 3).all()
+    releases = pd.read_csv(folder / "attack_releases.csv")
+    assert list(releases["stream"]) == [0, 1, 2] * 2
     assert (folder / "attack.md").read_text(encoding="utf-8") == out
 
 
 def test_a_shuffled_release_is_not_attacked(capsys):
-    table = bracketing_attack(epsilon=1.0, form="shuffled_columns")
+    table = bracketing_attack(epsilon=1.0, form="shuffled_columns", seeds=2)
     row = table.iloc[0]
     assert not row["applicable"] and row["share_bracketed"] == 0 and row["bracketed"] == 0
     assert "no row" in row["reason"]
-    assert main(["attack", "epsilon=1", "form=shuffled_columns"]) == 0
+    assert main(["attack", "epsilon=1", "seeds=2", "form=shuffled_columns"]) == 0
     assert "not applicable" in capsys.readouterr().out
-    variant = bracketing_attack(epsilon=1.0, method="ir_laplace/shuffled_columns").iloc[0]
+    variant = bracketing_attack(epsilon=1.0, method="ir_laplace/shuffled_columns", seeds=1)
+    variant = variant.iloc[0]
     assert not variant["applicable"] and variant["form"] == "shuffled_columns"
     assert main(["attack", "method=ir_laplace/shuffled_columns", "form=records"]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
@@ -182,7 +235,9 @@ def test_the_attack_applies_to_per_attribute_clusters_only():
         ["epsilon=[1,1]"],
         ["epsilon=inf"],
         ["attribute=NOPE"],
-        ["attribute=FICA", "m=8"],
+        ["attribute=NOPE", "m=8"],
+        ["seeds=0"],
+        ["seeds=abc"],
         ["m=0"],
         ["m=14"],
         ["method=mdav"],

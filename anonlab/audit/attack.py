@@ -1,27 +1,33 @@
 """The bracketing attack on cluster-noise releases in record order.
 
 ``python -m anonlab.audit attack [key=value …]`` releases one data set with a method that
-clusters each attribute on its own (individual ranking: ``ir_laplace`` by default) and
-attacks the release as the usual DP adversary would, one who knows every other record's
-true value. Records of one cluster share one released value, so the release in record
-order shows which records were clustered together; the target's value then lies between
-the values of the records ranked below its cluster and of those ranked above it
-(:func:`brackets` proves it). The noise does not move this bracket: only collisions of
-released values (clipping to the domain and rounding merge clusters) widen it.
+clusters each attribute on its own (individual ranking: ``ir_laplace`` by default), once
+per ε and seed, and attacks each release as the usual DP adversary would, one who knows
+every other record's true value. Records of one cluster share one released value, so the
+release in record order shows which records were clustered together; the target's value
+then lies between the values of the records ranked below its cluster and of those ranked
+above it (:func:`brackets` proves it). The noise does not move this bracket: only
+collisions of released values (clipping to the domain and rounding merge clusters) widen
+it, so what one release shows depends on its draw: the table gives, per ε, the median and
+the range (min–max) over the seeds of the share of records bracketed and of the median
+width.
 
 Keys (defaults in brackets): ``dataset`` (``census``, a data set config of
 ``conf/dataset``, built as the runner builds it), ``method`` (``ir_laplace``), ``k`` (25),
-``m`` (every attribute, 13 on Census; the first m attributes are protected),
-``attribute`` (``FICA``), ``epsilon`` (``[0.1,1,10]``, or one number), ``seed`` (0),
-``form`` (the method's release form; by default the papers' record order) and
-``results_dir`` (none: print only; otherwise also ``attack.csv`` and ``attack.md``
-there). Every bad input ends in one ``error: …`` line on
-stderr and exit status 2 before any release is drawn.
+``m`` (every attribute, 13 on Census; the attacked attribute and the first m − 1 others
+are protected),
+``attribute`` (``FICA``), ``epsilon`` (``[0.1,1,10]``, or one number), ``seed`` (0, the
+master seed), ``seeds`` (20 releases per ε, each from its own child stream of
+``numpy.random.SeedSequence(seed)``, the same streams at every ε), ``form`` (the method's
+release form; by default the papers' record order) and ``results_dir`` (none: print only;
+otherwise also ``attack.csv`` and ``attack.md``, and every release's row in
+``attack_releases.csv``, there). Every bad input ends in one ``error: …`` line on stderr
+and exit status 2 before any release is drawn.
 
 From Python::
 
-    from anonlab.audit.attack import bracketing_attack, markdown
-    print(markdown(bracketing_attack(epsilon=[0.1, 1, 10])))
+    from anonlab.audit.attack import bracketing_attack, markdown, summarise
+    print(markdown(summarise(bracketing_attack(epsilon=[0.1, 1, 10], seeds=20))))
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ import math
 import numbers
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +47,6 @@ import pandas as pd
 from anonlab.audit.arguments import key_values
 from anonlab.datasets import Dataset
 from anonlab.methods import METHODS, Method, make_method, method_class, split_variant
-from anonlab.runner.seeds import cell_id, rng_for
 from anonlab.validation import (
     ParameterError,
     check_choice,
@@ -56,17 +61,20 @@ DEFAULT_METHOD = "ir_laplace"
 DEFAULT_K = 25
 DEFAULT_ATTRIBUTE = "FICA"
 DEFAULT_EPSILONS = (0.1, 1.0, 10.0)
+#: releases per ε, each from its own child stream of the master seed
+DEFAULT_SEEDS = 20
 #: the release form in which record i is row i (the papers' release)
 RECORDS = "records"
 #: the attack's output files in ``results_dir``
-CSV_NAME, MARKDOWN_NAME = "attack.csv", "attack.md"
+CSV_NAME, MARKDOWN_NAME, RELEASES_NAME = "attack.csv", "attack.md", "attack_releases.csv"
 #: bracket widths (in % of the domain) whose shares the table reports
 THRESHOLDS = (1.0, 5.0)
 USAGE = (
     "usage: python -m anonlab.audit attack [key=value ...]\n"
     f"keys: dataset ({DEFAULT_DATASET}), method ({DEFAULT_METHOD}), k ({DEFAULT_K}), "
     f"m (every attribute), attribute ({DEFAULT_ATTRIBUTE}), epsilon ([0.1,1,10] or one "
-    "number), seed (0), form (the method's release form; default records), "
+    f"number), seed (0), seeds ({DEFAULT_SEEDS}), form (the method's release form; "
+    "default records), "
     "results_dir (none: print only)"
 )
 
@@ -265,6 +273,17 @@ def _built_dataset(name: str) -> Dataset:
     return load_dataset(config)
 
 
+def protected_view(data: Dataset, attribute: str, m: int) -> Dataset:
+    """``data`` protecting m attributes: ``attribute`` and the first m − 1 others, in the
+    data set's order, which are the first m (DP-IR §4.2) when ``attribute`` is among them.
+    A method that clusters each attribute on its own releases ``attribute`` the same
+    whichever the others are: m matters through the budget ε/m only."""
+    m = check_int(m, "m", 1, len(data.attributes))
+    names = [a.name for a in data.attributes]
+    chosen = {attribute, *[name for name in names if name != attribute][: m - 1]}
+    return replace(data, protected=tuple(name for name in names if name in chosen))
+
+
 @dataclass(frozen=True)
 class AttackPlan:
     """Everything the attack needs, checked (:func:`plan_attack`).
@@ -279,6 +298,7 @@ class AttackPlan:
     k, m : cluster size and number of protected attributes.
     attribute, column : the attacked attribute and its position in the view.
     seed : master seed of the releases.
+    seeds : releases per ε (:func:`release_streams`).
     methods : ``(ε, method)`` of each release.
     """
 
@@ -291,6 +311,7 @@ class AttackPlan:
     attribute: str
     column: int
     seed: int
+    seeds: int
     methods: tuple[tuple[float, Method], ...]
 
 
@@ -303,6 +324,7 @@ def plan_attack(
     m: int | None = None,
     seed: int = 0,
     form: str | None = None,
+    seeds: int = DEFAULT_SEEDS,
 ) -> AttackPlan:
     """Check every input of :func:`bracketing_attack` and build its methods; no release is
     drawn. Raises a :class:`ParameterError` or :class:`TypeError` naming the input.
@@ -316,24 +338,26 @@ def plan_attack(
     k : the method's cluster size, at least 2.
     epsilon : one ε or a list of them, one release each.
     attribute : the attacked attribute, numerical and among the first ``m``.
-    m : the number of protected attributes (the first m of the data set); ``None``: the
-        data set's protected attributes as they are (every attribute of a named data set,
-        13 on Census).
-    seed : master seed of the releases (:func:`release_rng`).
+    m : the number of protected attributes (:func:`protected_view`: ``attribute`` and the
+        first m − 1 others); ``None``: the data set's protected attributes as they are
+        (every attribute of a named data set, 13 on Census).
+    seed : master seed of the releases (:func:`release_streams`).
     form : the method's release form (its option ``form``); ``None``: the default, record
         order. A form that keeps no record's place gives rows marked not applicable.
+    seeds : releases per ε, each from its own stream.
     """
     cls, label, form = _check_method(method, form)
     epsilons = _epsilons(epsilon)
     seed = check_int(seed, "seed", 0)
+    seeds = check_int(seeds, "seeds", 1)
     data = dataset if isinstance(dataset, Dataset) else load_named_dataset(dataset)
-    view = data if m is None else data.protect_first(check_int(m, "m", 1, len(data.attributes)))
-    if not isinstance(attribute, str) or attribute not in view.protected:
+    names = [a.name for a in data.attributes] if m is not None else list(data.protected)
+    if not isinstance(attribute, str) or attribute not in names:
         raise ParameterError(
-            f"attribute {attribute!r} is not among the protected "
-            f"attributes of {data.name!r} (m={len(view.protected)}): "
-            f"{list(view.protected)}"
+            f"attribute {attribute!r} is not among the "
+            f"{'' if m is not None else 'protected '}attributes of {data.name!r}: {names}"
         )
+    view = data if m is None else protected_view(data, attribute, m)
     column = view.protected.index(attribute)
     attr = view.protected_attributes[column]
     if attr.categorical or attr.domain is None:
@@ -358,27 +382,31 @@ def plan_attack(
         attribute,
         column,
         seed,
+        seeds,
         tuple(methods),
     )
 
 
-def release_rng(plan: AttackPlan, method: Method) -> np.random.Generator:
-    """The generator of the release: the runner's for repetition 0 of the cell
-    ``{dataset, method, m, <the method's axes>}`` under master seed ``plan.seed``
-    (:func:`~anonlab.runner.seeds.rng_for`, a ``SeedSequence`` of the seed and the cell's
-    id, which hashes ε), so the release is the one an experiment with grid axes m, k and ε
-    on this data set (``census_ir``) draws first."""
-    params = {"m": plan.m, **{axis: getattr(method, axis) for axis in type(method).axes}}
-    return rng_for(
-        plan.seed, cell_id({"dataset": plan.dataset_name, "method": plan.method, **params}), 0
-    )
+def release_streams(plan: AttackPlan) -> list[np.random.SeedSequence]:
+    """The ``plan.seeds`` independent streams of the releases: the children of
+    ``numpy.random.SeedSequence(plan.seed)``. Stream i serves release i at every ε (and
+    every m and form of the same master seed), so rows differ only in what they vary."""
+    return np.random.SeedSequence(plan.seed).spawn(plan.seeds)
 
 
-def attack_row(plan: AttackPlan, epsilon: float, method: Method) -> dict[str, Any]:
-    """The attack on one release of ``plan`` at ``epsilon``, as a table row."""
+def attack_row(
+    plan: AttackPlan,
+    epsilon: float,
+    method: Method,
+    stream: int = 0,
+    source: np.random.SeedSequence | None = None,
+) -> dict[str, Any]:
+    """The attack on release ``stream`` of ``plan`` at ``epsilon`` (drawn from ``source``,
+    by default that stream of :func:`release_streams`), as a table row."""
     view, attr = plan.view, plan.view.protected_attributes[plan.column]
+    source = release_streams(plan)[stream] if source is None else source
     # the method's own release, laid out in its form (record order unless form= says)
-    release = method.release(view, release_rng(plan, method))
+    release = method.release(view, np.random.default_rng(source))
     true = view.protected_values[:, plan.column]
     row: dict[str, Any] = {
         "dataset": plan.dataset_name,
@@ -388,6 +416,7 @@ def attack_row(plan: AttackPlan, epsilon: float, method: Method) -> dict[str, An
         "m": plan.m,
         "attribute": plan.attribute,
         "seed": plan.seed,
+        "stream": stream,
         "epsilon": epsilon,
         "n": view.n,
     }
@@ -434,15 +463,18 @@ def _share_column(threshold: float) -> str:
 
 
 def bracketing_attack(*args: Any, **options: Any) -> pd.DataFrame:
-    """Release a data set once per ε and bracket every record's value from the others'.
+    """Release a data set once per ε and seed and bracket every record's value from the
+    others'.
 
     The arguments are :func:`plan_attack`'s, in its order: ``dataset``, ``method``, ``k``,
-    ``epsilon``, ``attribute``, ``m``, ``seed`` and ``form``, each with its default.
+    ``epsilon``, ``attribute``, ``m``, ``seed``, ``form`` and ``seeds``, each with its
+    default.
 
     Returns
     -------
     pandas.DataFrame
-        One row per ε: the settings, ``n``, ``applicable`` and ``reason``,
+        One row per ε and stream (:func:`summarise` gives one per ε): the settings,
+        ``stream``, ``n``, ``applicable`` and ``reason``,
         ``released_values`` (distinct released values of the attribute: the clusters
         the adversary sees), ``grouped`` (records with at least one cluster-mate),
         ``bracketed`` and ``share_bracketed`` (records bracketed on both sides by other
@@ -457,65 +489,91 @@ def bracketing_attack(*args: Any, **options: Any) -> pd.DataFrame:
     ------
     ParameterError, TypeError : a bad input, before any release is drawn.
     """
-    plan = plan_attack(*args, **options)
-    return pd.DataFrame([attack_row(plan, eps, built) for eps, built in plan.methods])
+    return attack_rows(plan_attack(*args, **options))
+
+
+def attack_rows(plan: AttackPlan) -> pd.DataFrame:
+    """:func:`bracketing_attack` of a checked ``plan``."""
+    streams = release_streams(plan)
+    return pd.DataFrame(
+        [
+            attack_row(plan, eps, built, i, stream)
+            for eps, built in plan.methods
+            for i, stream in enumerate(streams)
+        ]
+    )
+
+
+#: the columns :func:`summarise` keeps as they are (equal over a row's releases)
+SETTINGS = ("dataset", "method", "form", "k", "m", "attribute", "seed", "epsilon")
+#: the columns :func:`summarise` reduces to their median, min and max over the releases
+SPREAD = ("share_bracketed", "median_width_pct")
+
+
+def summarise(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per setting and ε of :func:`bracketing_attack`'s releases: ``seeds`` (how
+    many), ``n``, ``applicable``, the median, min and max over the releases of
+    ``share_bracketed`` and ``median_width_pct`` (``<column>_median``, ``_min``,
+    ``_max``), ``violations`` summed over them, and ``reason``."""
+    out = []
+    for key, group in rows.groupby(list(SETTINGS), sort=False):
+        row: dict[str, Any] = dict(zip(SETTINGS, key, strict=True))
+        row.update(
+            seeds=len(group), n=int(group["n"].iloc[0]), applicable=bool(group["applicable"].all())
+        )
+        for column in SPREAD:
+            values = group[column].to_numpy(dtype=float)
+            row.update(
+                {
+                    f"{column}_median": float(np.median(values)),
+                    f"{column}_min": float(values.min()),
+                    f"{column}_max": float(values.max()),
+                }
+            )
+        row.update(violations=int(group["violations"].sum()), reason=group["reason"].iloc[0])
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def _spread(row: pd.Series, column: str, digits: int) -> str:
+    """``median (min–max)`` of ``column`` in a :func:`summarise` row."""
+    low, mid, high = (row[f"{column}_{part}"] for part in ("min", "median", "max"))
+    return f"{mid:.{digits}f} ({low:.{digits}f}–{high:.{digits}f})"
 
 
 def markdown(table: pd.DataFrame) -> str:
-    """The attack's table as Markdown, with what it did and what its columns mean."""
+    """The attack's summary (:func:`summarise`) as Markdown, with what it did and what its
+    columns mean."""
     first = table.iloc[0]
     lines = [
         "# Bracketing attack",
         "",
         f"`{first['method']}` (k={first['k']}, m={first['m']}, form `{first['form']}`) on "
-        f"`{first['dataset']}` (n={first['n']}), seed {first['seed']}; attacked attribute "
-        f"`{first['attribute']}`. An adversary who knows every other record's true value "
-        "reads off the target's cluster-mates (equal released values) and brackets the "
-        "target's value between the records of the clusters below and above "
-        "(`anonlab.audit.attack.brackets`). Widths are in % of the attribute's domain, a "
-        "record without cluster-mates counting 100 %; `bracketed`: bounded on both sides "
-        "by other records' values; `violations`: brackets that miss the true value.",
+        f"`{first['dataset']}` (n={first['n']}), {first['seeds']} releases per ε (the child "
+        f"streams of master seed {first['seed']}); attacked attribute `{first['attribute']}`. "
+        "An adversary who knows every other record's true value reads off the target's "
+        "cluster-mates (equal released values) and brackets the target's value between the "
+        "records of the clusters below and above (`anonlab.audit.attack.brackets`). Each "
+        "cell is the median over the releases with their range (min–max). `share "
+        "bracketed`: records bounded on both sides by other records' values; `median "
+        "width %`: the median bracket width in % of the attribute's domain, a record without "
+        "cluster-mates counting 100 %; `violations`: brackets that miss the true value, over "
+        "every release.",
         "",
     ]
-    header = [
-        "epsilon",
-        "n",
-        "released values",
-        "bracketed",
-        "share bracketed",
-        "median width %",
-        "p90 width %",
-        "< 1 %",
-        "< 5 %",
-        "violations",
-    ]
+    header = ["epsilon", "n", "seeds", "share bracketed", "median width %", "violations"]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     notes = []
     for _, row in table.iterrows():
+        start = [f"{row['epsilon']:g}", str(row["n"]), str(row["seeds"])]
         if not row["applicable"]:
-            cells = [
-                f"{row['epsilon']:g}",
-                str(row["n"]),
-                "",
-                "not applicable",
-                "0",
-                "",
-                "",
-                "",
-                "",
-                "",
-            ]
+            cells = [*start, "not applicable", "", ""]
             notes.append(f"ε = {row['epsilon']:g}: {row['reason']}")
         else:
             cells = [
-                f"{row['epsilon']:g}",
-                str(row["n"]),
-                str(row["released_values"]),
-                str(row["bracketed"]),
-                f"{row['share_bracketed']:.3f}",
-                f"{row['median_width_pct']:.2f}",
-                f"{row['p90_width_pct']:.2f}",
-                *(f"{row[_share_column(t)]:.3f}" for t in THRESHOLDS),
+                *start,
+                _spread(row, "share_bracketed", 3),
+                _spread(row, "median_width_pct", 2),
                 str(row["violations"]),
             ]
         lines.append("| " + " | ".join(cells) + " |")
@@ -524,16 +582,20 @@ def markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_attack(table: pd.DataFrame, folder: Path) -> list[Path]:
-    """``attack.csv`` and ``attack.md`` in ``folder``, each written atomically."""
+def write_attack(rows: pd.DataFrame, folder: Path) -> list[Path]:
+    """The summary of the releases ``rows`` (:func:`summarise`) as ``attack.csv`` and
+    ``attack.md`` in ``folder``, and ``rows`` as ``attack_releases.csv``, each written
+    atomically."""
     from anonlab.audit.table import _atomic_write
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    csv_path, md_path = folder / CSV_NAME, folder / MARKDOWN_NAME
-    _atomic_write(csv_path, table.to_csv(index=False))
-    _atomic_write(md_path, markdown(table))
-    return [csv_path, md_path]
+    table = summarise(rows)
+    paths = folder / CSV_NAME, folder / MARKDOWN_NAME, folder / RELEASES_NAME
+    _atomic_write(paths[0], table.to_csv(index=False))
+    _atomic_write(paths[1], markdown(table))
+    _atomic_write(paths[2], rows.to_csv(index=False))
+    return list(paths)
 
 
 def parse_epsilons(text: str) -> list[float]:
@@ -564,6 +626,7 @@ KEYS = {
     "attribute": str,
     "epsilon": parse_epsilons,
     "seed": int,
+    "seeds": int,
     "form": str,
     "results_dir": str,
 }
@@ -575,8 +638,8 @@ def parse(argv: Sequence[str]) -> dict[str, Any]:
 
 
 def command(argv: Sequence[str]) -> int:
-    """``python -m anonlab.audit attack [key=value …]``: print the attack's Markdown table
-    (and write it with ``results_dir=``); returns the exit status."""
+    """``python -m anonlab.audit attack [key=value …]``: print the attack's Markdown summary
+    over the seeds (and write it with ``results_dir=``); returns the exit status."""
     args = list(argv)
     if args[:1] in (["-h"], ["--help"]):
         print(__doc__.split("\n\n")[0] + "\n\n" + USAGE)
@@ -590,9 +653,9 @@ def command(argv: Sequence[str]) -> int:
     except (ParameterError, TypeError) as error:
         print(f"error: {error}", file=sys.stderr)
         return USAGE_ERROR
-    table = pd.DataFrame([attack_row(plan, eps, built) for eps, built in plan.methods])
-    print(markdown(table), end="")
+    rows = attack_rows(plan)
+    print(markdown(summarise(rows)), end="")
     if folder is not None:
-        for path in write_attack(table, folder):
+        for path in write_attack(rows, folder):
             print(f"wrote {path}", file=sys.stderr)
     return 0
