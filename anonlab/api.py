@@ -19,6 +19,7 @@ byte-identical results, and its releases say so.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
@@ -42,6 +43,35 @@ from anonlab.validation import MAX_SEED, ParameterError, check_int
 GUARANTEE = "guarantee"
 #: the sampler of a library release (the engine's default, ``numpy``, is the papers')
 LIBRARY_SAMPLER = "discrete"
+
+#: the command line's config keys and this interface's argument names, for messages
+#: (the most specific first)
+WORDS = (
+    (r"dataset 'frame': ", ""),
+    (
+        r"set dataset\.target=\{column: NAME, threshold: NUMBER, labels: \[low, high\]\}",
+        "pass target={'column': NAME, 'threshold': NUMBER, 'labels': [LOW, HIGH]}",
+    ),
+    (r"dataset\.domains=data", 'domains="data"'),
+    (r"dataset\.domains", "domains"),
+    (r"dataset\.hierarchies", "hierarchies"),
+    (r"dataset\.roles", "roles"),
+    (r"dataset\.target\.(\w+)", r"target['\1']"),
+    (r"dataset\.target", "target"),
+    (r"dataset\.alpha", "alpha"),
+    (r"dataset\.integer", "integer"),
+    (r"dataset\.(numeric|categorical|attributes)", "columns"),
+    (r"\bgrid\.(\w+)", r"grid['\1']"),
+    (r"\bfigure_x\b", "x"),
+    (r"\bset figures=\[\]", "set figures=False"),
+)
+
+
+def python_words(message: str) -> str:
+    """``message`` of the engine (in the command line's words) in this interface's."""
+    for pattern, words in WORDS:
+        message = re.sub(pattern, words, message)
+    return message
 
 
 def _method(method: str, params: Mapping[str, Any]) -> Method:
@@ -137,6 +167,12 @@ def check_frame(frame: Any, name: str = "frame") -> None:
         raise TypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
     if len(frame) == 0:
         raise ParameterError(f"{name} has no rows")
+    unnamed = [c for c in frame.columns if not isinstance(c, str)]
+    if unnamed:
+        raise ParameterError(
+            f"{name}'s columns must be named by text, got {list(frame.columns)!r}; name "
+            f"them, e.g. {name}.columns = {[f'x{i}' for i in range(min(len(frame.columns), 3))]}"
+        )
     repeated = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
     if repeated:
         raise ParameterError(f"{name} has two columns named {repeated[0]!r}; rename one")
@@ -192,6 +228,14 @@ def _columns(
 protected_columns = _columns
 
 
+def _check(method: Method, dataset: Dataset) -> None:
+    """``method.check(dataset)``, its error in this interface's words (``roles=``)."""
+    try:
+        method.check(dataset)
+    except ParameterError as error:
+        raise ParameterError(python_words(str(error))) from None
+
+
 def _dataset(
     frame: Any,
     columns: Sequence[str] | str | None,
@@ -226,9 +270,7 @@ def _dataset(
             integer=integer,
         )
     except ParameterError as error:  # in this interface's words: integer=…
-        raise ParameterError(
-            str(error).replace("dataset 'frame': ", "").replace("dataset.integer", "integer")
-        ) from None
+        raise ParameterError(python_words(str(error))) from None
 
 
 def protect(
@@ -316,7 +358,7 @@ def protect(
         alpha=alpha,
         integer=integer,
     )
-    released_by.check(dataset)
+    _check(released_by, dataset)
     spent = None
     if accountant is not None:
         spent = _charge(accountant, released_by, dataset, frame, part, seeded=seed is not None)
@@ -470,7 +512,10 @@ def evaluate(
     )
     values = _released_values(view, original, released, aligned)
     for metric in chosen:
-        metric.check(view, None)
+        try:
+            metric.check(view, None)
+        except ParameterError as error:  # in this interface's words: target=…
+            raise ParameterError(python_words(str(error))) from None
     held = _control(view, control, [m.name for m in chosen if "control" in m.requires])
     from anonlab.methods.base import Release
 
@@ -688,7 +733,7 @@ class Protector(TransformerMixin, BaseEstimator):
             del options[name]
         chosen = _columns(X, options["columns"], hierarchies=options["hierarchies"])
         _check_bounds(released_by, X, chosen, options["domains"], options["hierarchies"])
-        released_by.check(_dataset(X, **options))
+        _check(released_by, _dataset(X, **options))
         self.feature_names_in_ = np.asarray(X.columns, dtype=object)
         self.n_features_in_ = len(X.columns)
         return self

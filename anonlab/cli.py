@@ -3,7 +3,9 @@
 ``anonlab list``.
 
 :func:`run` composes the config from ``conf/`` (or ``--config-path``) and the overrides,
-validates every experiment it names, and only then runs them. Every bad input, the
+validates every experiment it names (:func:`declared_runs`: the engine's first stage,
+:mod:`anonlab.runner.validate`, before any data is read, worker started or kernel
+loaded), then builds them and only then runs them. Every bad input, the
 config composition's own errors included, ends in one ``error: …`` line on stderr and exit
 status 2, before any work and before any write. A Hydra multirun (``-m``) and Hydra's own
 flags go through :func:`hydra.main` in ``run.py`` instead, which reports composition
@@ -12,9 +14,10 @@ errors its own way and then calls :func:`execute` for each run.
 
 from __future__ import annotations
 
+import difflib
 import gc
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +25,7 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException
 from omegaconf.errors import OmegaConfBaseException
 
+from anonlab.catalog import experiment_names
 from anonlab.catalog import experiments as catalog_experiments
 from anonlab.config import CONF_DIR, PAPER_PROFILE, compose_config
 from anonlab.data_fetch import ChecksumError
@@ -29,10 +33,11 @@ from anonlab.io import StorageError, storage_error
 from anonlab.preregistration import staged
 from anonlab.provenance import override_key
 from anonlab.runner import pool
+from anonlab.runner.validate import check_fanout, validate
 from anonlab.validation import ParameterError, cap_n_jobs
 
 if TYPE_CHECKING:  # the runner (pandas, numba) is imported once the worker pool is starting
-    from anonlab.runner import Experiment
+    from anonlab.runner import Declared, Experiment
 
 #: what a bad input raises; each becomes one ``error:`` line and exit status 2
 ERRORS = (ParameterError, TypeError, ChecksumError, HydraException, OmegaConfBaseException)
@@ -65,33 +70,80 @@ def check_syntax(overrides: Sequence[str]) -> None:
             ) from None
 
 
+def declared_runs(
+    config: dict[str, Any], overrides: Sequence[str], conf_dir: Path
+) -> list[Declared]:
+    """The runs ``config`` declares, each validated
+    (:func:`~anonlab.runner.validate.validate`) before any data is read, worker started or
+    kernel loaded: its experiment or, under ``all_experiments``, every paper experiment of
+    the catalog in ``conf_dir`` (those ``experiments=[…]`` picks), under its primary
+    reading and then each other reading, composed with the other ``overrides``. Under
+    ``plot_only`` each must have its stored results."""
+    check_fanout(config)
+    picked = chosen_experiments(config, conf_dir)
+    if not config.get("all_experiments"):
+        runs = [validate(staged(config))]
+    else:
+        if config.get("reading") is not None:
+            raise ParameterError(
+                "reading= names a reading of one experiment; +experiment=all "
+                "runs every experiment under each of its readings"
+            )
+        skipped = ("experiment", "reading", "experiments")
+        rest = [o for o in overrides if override_key(o) not in skipped]
+        runs = []
+        for entry in catalog_experiments(conf_dir):
+            if picked is not None and entry.name not in picked:
+                continue
+            for reading in [None, *(r.name for r in entry.alternatives)]:
+                composed = [
+                    f"+experiment={entry.name}",
+                    *rest,
+                    *([f"reading={reading}"] if reading else []),
+                ]
+                runs.append(validate(staged(compose_config(*composed, conf_dir=conf_dir))))
+    if config.get("plot_only"):
+        for run in runs:
+            if not run.results_path.is_file():
+                raise ParameterError(f"plot_only: no results at {str(run.results_path)!r}")
+    return runs
+
+
 def experiments_of(
     config: dict[str, Any], overrides: Sequence[str], conf_dir: Path
 ) -> list[Experiment]:
-    """The experiment of ``config``, or, under ``all_experiments``, every paper experiment
-    of the catalog in ``conf_dir``, under its primary reading and then each other reading,
-    composed with the other ``overrides``; all are validated before any work."""
-    from anonlab.runner import build_experiment
+    """The experiments of :func:`declared_runs`, built (:func:`prepare`)."""
+    return prepare(config, declared_runs(config, overrides, conf_dir), conf_dir)[0]
 
+
+def chosen_experiments(config: Mapping[str, Any], conf_dir: Path) -> list[str] | None:
+    """The experiments ``experiments=[…]`` picks out of ``+experiment=all`` (``None``: every
+    one), each a name of the catalog; one :class:`ParameterError` naming the key for a
+    value that is not a list of names, an unknown name (with the nearest), or the key
+    without ``+experiment=all``."""
+    chosen = config.get("experiments")
+    if chosen is None:
+        return None
     if not config.get("all_experiments"):
-        return [checked_claims(build_experiment(staged(config)), conf_dir)]
-    if config.get("reading") is not None:
         raise ParameterError(
-            "reading= names a reading of one experiment; +experiment=all "
-            "runs every experiment under each of its readings"
+            "experiments=[…] picks experiments of +experiment=all; add +experiment=all "
+            "(or run one experiment with +experiment=NAME)"
         )
-    rest = [o for o in overrides if override_key(o) not in ("experiment", "reading")]
-    experiments = []
-    for entry in catalog_experiments(conf_dir):
-        for reading in [None, *(r.name for r in entry.alternatives)]:
-            chosen = [
-                f"+experiment={entry.name}",
-                *rest,
-                *([f"reading={reading}"] if reading else []),
-            ]
-            built = build_experiment(staged(compose_config(*chosen, conf_dir=conf_dir)))
-            experiments.append(checked_claims(built, conf_dir))
-    return experiments
+    if isinstance(chosen, str):
+        chosen = [chosen]
+    if (
+        not isinstance(chosen, Sequence)
+        or not chosen
+        or not all(isinstance(n, str) for n in chosen)
+    ):
+        raise ParameterError(f"experiments must be a list of experiment names, got {chosen!r}")
+    names = list(experiment_names(conf_dir))
+    for name in chosen:
+        if name not in names:
+            near = difflib.get_close_matches(name, names, n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            raise ParameterError(f"experiments: no experiment {name!r}{hint} (one of {names})")
+    return list(chosen)
 
 
 def checked_claims(experiment: Experiment, conf_dir: Path = CONF_DIR) -> Experiment:
@@ -113,21 +165,23 @@ def checked_claims(experiment: Experiment, conf_dir: Path = CONF_DIR) -> Experim
 
 
 def prepare(
-    config: dict[str, Any], overrides: Sequence[str], conf_dir: Path
+    config: dict[str, Any], runs: Sequence[Declared], conf_dir: Path
 ) -> tuple[list[Experiment], dict[Path, Any]]:
-    """Validate a composed config into its experiments and, under ``plot_only``, their
-    stored results tables (by results path; each read once, a damaged one rebuilt from
-    its parts or refused, before any figure is written); raises one of :data:`ERRORS`."""
+    """The experiments of the validated ``runs`` (:func:`declared_runs`), fitted to their
+    data with their claims checked, and, under ``plot_only``, their stored results tables
+    (by results path; each read once, a damaged one rebuilt from its parts or refused,
+    before any figure is written); raises one of :data:`ERRORS`."""
+    from anonlab.runner import build_experiment
     from anonlab.runner.experiment import stored_results
-    from anonlab.runner.fanout import check_fanout
 
-    check_fanout(config)
-    experiments = experiments_of(config, overrides, conf_dir)
+    if config.get("fanout"):  # its workers have one thread each
+        from anonlab.runner.fanout import check_fanout
+
+        check_fanout(config)
+    experiments = [checked_claims(build_experiment(run), conf_dir) for run in runs]
     tables = {}
     if config.get("plot_only"):
         for experiment in experiments:
-            if not experiment.results_path.is_file():
-                raise ParameterError(f"plot_only: no results at {str(experiment.results_path)!r}")
             tables[experiment.results_path] = stored_results(experiment)
     return experiments, tables
 
@@ -189,10 +243,10 @@ def split_config_path(argv: Sequence[str]) -> tuple[Path, list[str]]:
 
 
 def warm_pool(config: dict[str, Any]) -> None:
-    """Start a local run's worker pool now (:func:`anonlab.runner.pool.warm_up`), so its
-    workers import while this process imports the runner and builds the experiments (a
-    redraw too: its figures are then drawn in parallel); an invalid ``n_jobs`` is left to
-    :func:`~anonlab.runner.build_experiment` to refuse."""
+    """Start a local run's worker pool now (:func:`anonlab.runner.pool.warm_up`), once the
+    run is validated, so its workers import while this process imports the runner and
+    builds the experiments (a redraw too: its figures are then drawn in parallel); an
+    invalid ``n_jobs`` (validation refuses it first) starts nothing."""
     n_jobs = config.get("n_jobs", -1)
     runner = config.get("runner") or {}
     if (
@@ -290,8 +344,9 @@ def run(argv: Sequence[str]) -> int:
         if not experiment_given(overrides):
             return no_experiment(conf_dir)
         config = compose_config(*overrides, conf_dir=conf_dir)
+        runs = declared_runs(config, overrides, conf_dir)  # no data, worker or kernel yet
         warm_pool(config)
-        experiments, tables = prepare(config, overrides, conf_dir)
+        experiments, tables = prepare(config, runs, conf_dir)
     except ERRORS as error:
         print(error_line(error), file=sys.stderr)
         return USAGE_ERROR
@@ -446,7 +501,8 @@ def check_multirun(overrides: Sequence[str], conf_dir: Path) -> None:
     jobs, swept = multirun_jobs(overrides) or ([], set())
     for number, job in enumerate(jobs if len(jobs) > 1 else [], start=1):
         try:
-            prepare(compose_config(*job, conf_dir=conf_dir), job, conf_dir)
+            config = compose_config(*job, conf_dir=conf_dir)
+            prepare(config, declared_runs(config, job, conf_dir), conf_dir)
         except ERRORS as error:
             values = " ".join(o for o in job if o.split("=", 1)[0] in swept)
             message = error_line(error).removeprefix("error: ")
@@ -457,14 +513,25 @@ def check_multirun(overrides: Sequence[str], conf_dir: Path) -> None:
 
 def hydra_run(argv: Sequence[str]) -> int:
     """``argv`` through :func:`hydra.main` (multirun, launchers, ``--cfg``): each run is
-    validated and executed as :func:`run` does."""
+    validated and executed as :func:`run` does; a grid axis needs no ``+`` here either
+    (:func:`~anonlab.config.open_override`), and each run records its overrides as given."""
     import hydra
     from hydra.core.hydra_config import HydraConfig
     from omegaconf import DictConfig, OmegaConf
 
-    from anonlab.config import OVERRIDES_KEY, register_resolvers
+    from anonlab.config import OVERRIDES_KEY, open_override, register_resolvers
 
     register_resolvers()
+    # the prefix ("" or "+") each opened grid override was given with, by key
+    given = {
+        override_key(a): a.strip()[: len(a.strip()) - len(a.strip().lstrip("+"))]
+        for a in argv
+        if open_override(a) != a
+    }
+
+    def as_given(override: str) -> str:
+        key = override_key(override)
+        return given[key] + override[2:] if override.startswith("++") and key in given else override
 
     def main_conf_dir() -> Path:
         for source in HydraConfig.get().runtime.config_sources:
@@ -474,10 +541,11 @@ def hydra_run(argv: Sequence[str]) -> int:
 
     @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
     def one_run(cfg: DictConfig) -> None:
-        overrides = list(HydraConfig.get().overrides.task)
+        overrides = [as_given(o) for o in HydraConfig.get().overrides.task]
         config = {**OmegaConf.to_container(cfg, resolve=True), OVERRIDES_KEY: overrides}
         try:
-            experiments, tables = prepare(config, overrides, main_conf_dir())
+            runs = declared_runs(config, overrides, main_conf_dir())
+            experiments, tables = prepare(config, runs, main_conf_dir())
         except ERRORS as error:
             print(error_line(error), file=sys.stderr)
             sys.exit(USAGE_ERROR)
@@ -489,7 +557,7 @@ def hydra_run(argv: Sequence[str]) -> int:
             sys.exit(STORAGE_FAILED)
 
     program = sys.argv[0]
-    sys.argv = [program, *argv]  # Hydra reads its command line from sys.argv
+    sys.argv = [program, *map(open_override, argv)]  # Hydra reads its command line here
     try:
         one_run()
     finally:

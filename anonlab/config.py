@@ -42,20 +42,34 @@ CONF_DIR = Path(__file__).resolve().parent / "conf"
 OVERRIDES_KEY = "overrides"
 
 
+def open_override(override: str) -> str:
+    """``grid.<axis>=…`` (or ``+grid.<axis>=…``) as Hydra's add-or-replace
+    ``++grid.<axis>=…``; any other override unchanged. A run's grid axes are its methods'
+    own (:mod:`anonlab.runner.validate` checks every key), not keys of the config, so each
+    is set alike whether or not the experiment's grid already has it."""
+    text = override.strip()
+    bare = text.lstrip("+")
+    if text.startswith("++") or not bare.startswith("grid.") or "=" not in bare:
+        return override
+    return f"++{bare}"
+
+
 def compose_config(*overrides: str, conf_dir: Path = CONF_DIR) -> dict[str, Any]:
     """``conf/config.yaml`` composed with Hydra ``overrides`` (as on the command line) into a
     plain resolved dict, as ``run.py`` gets it; for scripts, benchmarks and tests. The
-    overrides are kept under ``config["overrides"]``, as run.py keeps Hydra's. Inside a
-    running Hydra app (a multirun), the app's own config dir is used."""
+    overrides are kept under ``config["overrides"]``, as run.py keeps Hydra's, as given: a
+    grid axis needs no ``+`` (:func:`open_override`). Inside a running Hydra app (a
+    multirun), the app's own config dir is used."""
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
     register_resolvers()
+    opened = [open_override(o) for o in overrides]
     if GlobalHydra.instance().is_initialized():
-        cfg = compose(config_name="config", overrides=list(overrides))
+        cfg = compose(config_name="config", overrides=opened)
     else:
         with initialize_config_dir(config_dir=str(conf_dir), version_base="1.3"):
-            cfg = compose(config_name="config", overrides=list(overrides))
+            cfg = compose(config_name="config", overrides=opened)
     return {**OmegaConf.to_container(cfg, resolve=True), OVERRIDES_KEY: list(overrides)}
 
 

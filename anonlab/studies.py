@@ -1,15 +1,16 @@
 """A study of one's own from Python: ``anonlab.study(frame, methods=…, grid=…, metrics=…)``.
 
-It is ``anonlab run +experiment=study`` on a DataFrame: the same config, validation,
-engine (parallel workers, seeds per cell and repetition, resume from a folder), results
-table and, on request, the same figures. Its errors speak this interface's words
-(``domains=``, not ``dataset.domains``); the command line's are the same errors in its own.
+It is ``anonlab run +experiment=study`` on a DataFrame: the same config, validation
+(:func:`anonlab.runner.validate.validate`, before anything is written), engine (parallel
+workers, seeds per cell and repetition, resume from a folder), results table and, on
+request, the same figures. Its errors speak this interface's words (``domains=``,
+``grid['k']``, not ``dataset.domains``, ``grid.k``); the command line's are the same
+errors in its own.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -18,35 +19,28 @@ from typing import Any
 
 import pandas as pd
 
-from anonlab.api import DATA_DOMAINS, check_frame, protected_columns
+from anonlab.api import DATA_DOMAINS, check_frame, protected_columns, python_words
 from anonlab.config import OVERRIDES_KEY, compose_config
 from anonlab.io import write_atomic
 from anonlab.runner.experiment import build_experiment, run_experiment
-from anonlab.validation import MAX_SEED, ParameterError, check_int
-
-#: the command line's config keys and this interface's argument names, for messages
-WORDS = (
-    (r"dataset\.domains=data", 'domains="data"'),
-    (r"dataset\.domains", "domains"),
-    (r"dataset\.hierarchies", "hierarchies"),
-    (r"dataset\.roles", "roles"),
-    (r"dataset\.target", "target"),
-    (r"dataset\.alpha", "alpha"),
-    (r"dataset\.(numeric|categorical|attributes)", "columns"),
-    (r"\bgrid\.(\w+)", r"grid['\1']"),
-    (r"\bfigure_x\b", "x"),
-)
+from anonlab.runner.validate import Declared, validate
+from anonlab.validation import ParameterError
 
 
-def python_words(message: str) -> str:
-    """``message`` of the engine in this interface's words."""
-    for pattern, words in WORDS:
-        message = re.sub(pattern, words, message)
-    return message
-
-
-def _listed(values: Sequence[Any]) -> str:
+def _listed(values: Any) -> str:
+    """``values`` as the command line writes them: ``[2,5]``, or ``5`` for one value."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        return str(values)
     return "[" + ",".join(str(v) for v in values) + "]"
+
+
+def _declared(config: dict[str, Any]) -> Declared:
+    """:func:`~anonlab.runner.validate.validate` of ``config``, its errors in this
+    interface's words."""
+    try:
+        return validate(config)
+    except (ParameterError, TypeError) as error:
+        raise type(error)(python_words(str(error))) from None
 
 
 def study(
@@ -76,8 +70,10 @@ def study(
     frame : the records; numeric columns are numerical attributes, text columns
         categorical ones (a flat taxonomy unless ``hierarchies`` gives one).
     methods : registered methods (``anonlab.list_methods()``).
-    grid : ``{axis: values}``, e.g. ``{"k": [2, 5, 10], "epsilon": [1.0]}``; an axis a
-        method does not depend on is ignored for it (drawn as a horizontal line).
+    grid : ``{axis: values}``, e.g. ``{"k": [2, 5, 10], "epsilon": [1.0]}``, a single
+        value for one (``{"k": 5}``); exactly the axes the methods take, each method
+        finding all of its own (a method drawn against an axis it does not take is a
+        horizontal line), and the data view's ``m`` and ``alpha``.
     metrics : registered metrics (``anonlab.list_metrics()``).
     columns : the attributes to protect, in order; by default every numeric column.
     domains : ``{column: [low, high]}`` public bounds, which the methods whose proof
@@ -108,8 +104,6 @@ def study(
         raise ParameterError("methods and metrics must be lists of names, e.g. ['ir', 'mdav']")
     if grid is not None and not isinstance(grid, Mapping):
         raise ParameterError(f"grid must be a mapping {{axis: [values]}}, got {grid!r}")
-    if seed is not None:
-        check_int(seed, "seed", 0, MAX_SEED)
     if folder is None and figures:
         raise ParameterError("figures=True draws into a folder: give folder=")
     text = [c for c in chosen if not pd.api.types.is_numeric_dtype(frame[c])]
@@ -117,12 +111,8 @@ def study(
     keep = folder is not None
     root = Path(folder).expanduser() if keep else Path(tempfile.mkdtemp(prefix="anonlab-"))
     try:
-        root.mkdir(parents=True, exist_ok=True)
         data = frame.to_csv(index=False)
-        name = f"data-{hashlib.sha256(data.encode()).hexdigest()[:12]}.csv"
-        path = root / name
-        if not path.is_file():  # a full disk leaves no half-written copy (anonlab.io)
-            write_atomic(path, lambda tmp: tmp.write_text(data, encoding="utf-8"))
+        path = root / f"data-{hashlib.sha256(data.encode()).hexdigest()[:12]}.csv"
         config = compose_config("+experiment=study")
         dataset = {
             **config["dataset"],
@@ -153,7 +143,7 @@ def study(
             },
             "methods": list(methods),
             "metrics": list(metrics),
-            "grid": {axis: list(values) for axis, values in (grid or {}).items()},
+            "grid": dict(grid or {}),
             "reps": reps,
             "n_jobs": n_jobs,
             "results_dir": str(root / "results"),
@@ -164,8 +154,12 @@ def study(
         }
         if seed is not None:
             config["seed"] = seed
+        declared = _declared(config)  # every parameter, before anything is written
+        root.mkdir(parents=True, exist_ok=True)
+        if not path.is_file():  # a full disk leaves no half-written copy (anonlab.io)
+            write_atomic(path, lambda tmp: tmp.write_text(data, encoding="utf-8"))
         try:
-            experiment = build_experiment(config)
+            experiment = build_experiment(declared)
         except ParameterError as error:
             raise ParameterError(python_words(str(error))) from None
         table = run_experiment(experiment, experiment.config, progress=False)

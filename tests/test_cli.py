@@ -11,6 +11,7 @@ import pytest
 
 from anonlab.provenance import custom_label
 from anonlab.runner import build_experiment, run_experiment
+from anonlab.validation import ParameterError
 from tests.conftest import run_command
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,3 +147,29 @@ def test_a_results_dir_that_cannot_be_a_folder_is_refused_before_any_write(tmp_p
         f"error: results_dir='{target}' {what}; name a folder"
     ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker"]
+
+
+def test_experiments_picks_a_list_out_of_all_and_refuses_an_unknown_name(monkeypatch):
+    import anonlab.cli as cli
+    import anonlab.runner
+    from anonlab.cli import chosen_experiments, experiments_of
+    from anonlab.config import CONF_DIR, compose_config
+
+    composed = []  # the overrides each experiment is composed from, nothing built
+    monkeypatch.setattr(cli, "compose_config", lambda *o, conf_dir: composed.append(o))
+    monkeypatch.setattr(anonlab.runner, "build_experiment", lambda config: config)
+    monkeypatch.setattr(cli, "checked_claims", lambda experiment, conf_dir: experiment)
+    monkeypatch.setattr(cli, "staged", lambda config: config)
+    monkeypatch.setattr(cli, "validate", lambda config: config)
+    overrides = ["+experiment=all", "experiments=[census_ir,arena]", "profile=quick"]
+    experiments_of(compose_config(*overrides), overrides, CONF_DIR)
+    assert composed == [
+        ("+experiment=census_ir", "profile=quick"),
+        ("+experiment=census_ir", "profile=quick", "reading=data_range_bins"),
+        ("+experiment=arena", "profile=quick"),
+    ]  # each a paper run: the list is not among its overrides
+    config = {"all_experiments": True, "experiments": ["census_ir", "census_irr"]}
+    with pytest.raises(ParameterError, match="no experiment 'census_irr'; did you mean"):
+        chosen_experiments(config, CONF_DIR)
+    with pytest.raises(ParameterError, match=r"picks experiments of \+experiment=all"):
+        chosen_experiments({"experiments": ["census_ir"]}, CONF_DIR)

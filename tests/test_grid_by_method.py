@@ -34,7 +34,7 @@ def test_grid_by_method_replaces_one_methods_axes(tmp_path):
     "value, message",
     [
         ("{mdav: {k: [5]}}", "grid_by_method.mdav"),
-        ("{dp_um: {k: [0]}}", "grid.k"),
+        ("{dp_um: {k: [0]}}", "grid_by_method.dp_um.k must be >= 1"),
     ],
 )
 def test_grid_by_method_bad_input(tmp_path, value, message):

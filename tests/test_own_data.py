@@ -48,13 +48,15 @@ NUMERICAL_ONLY = [
 SYNTHETIC = ["mst", "aim"]
 
 
-def run(tmp_path: Path, *overrides: str) -> tuple[int, str]:
+def run(
+    tmp_path: Path, *overrides: str, axes: tuple[str, ...] = ("k", "epsilon")
+) -> tuple[int, str]:
+    values = {"k": "[5]", "epsilon": "[1.0]", "t": "[0.2]"}
     status = cli.run(
         [
             "+experiment=census_ir",
             *DATA,
-            "grid.k=[5]",
-            "grid.epsilon=[1.0]",
+            *(f"grid.{axis}={values[axis]}" for axis in axes),
             "reps=1",
             "n_jobs=1",
             f"results_dir={tmp_path}",
@@ -82,9 +84,9 @@ def test_methods_for_numbers_refuse_the_text_columns_before_work(method, tmp_pat
         tmp_path,
         f"methods=[{method}]",
         "grid.m=[5]",
-        "+grid.t=[0.2]",
         "metrics=[sse]",
         "figures=[]",
+        axes=METHODS[method].axes,  # exactly the axes it takes
     )
     err = capsys.readouterr().err
     assert status == 2 and err.startswith("error: ") and list(tmp_path.iterdir()) == []

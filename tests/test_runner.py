@@ -90,7 +90,7 @@ def test_master_seed_changes_noise_not_ir(compose_config):
             "grid.epsilon must be > 0 and finite, got -0.5",
         ),
         ("grid.epsilon=[0]", ParameterError, "grid.epsilon must be > 0"),
-        ("grid.k=[0]", ParameterError, "grid.k must be in 1..1080, got 0"),
+        ("grid.k=[0]", ParameterError, "grid.k must be >= 1, got 0"),  # before the data
         ("grid.k=[1081]", ParameterError, "grid.k must be in 1..1080, got 1081"),
         ("grid.k=[2.5]", TypeError, "grid.k must be an integer, got 2.5"),
         ("grid.m=[14]", ParameterError, "grid.m must be in 1..13, got 14"),

@@ -87,8 +87,8 @@ def test_bounds_are_asked_once_for_every_column_with_a_line_to_paste(compose_con
     experiment = built(compose_config, *base, pasted.strip("'"))
     assert {c.method for c in experiment.cells} == {"ir", "ir_laplace"}
     assert [f.name for f in experiment.figures] == ["re"]
-    # no method that needs bounds: nothing is asked
-    assert built(compose_config, *base[:3], "methods=[ir,mdav]", *base[4:]).cells
+    # no method that needs bounds: nothing is asked (and no ε, which neither takes)
+    assert built(compose_config, *base[:3], "methods=[ir,mdav]", *base[4:6]).cells
 
 
 def test_a_paper_experiment_with_other_metrics_leaves_out_their_figures(compose_config):

@@ -191,8 +191,8 @@ def numeric_domain(
         low, high = float(declared[0]), float(declared[1])
         source = f"dataset.domains.{name}={[low, high]}"
     else:
-        if alpha <= 0:
-            raise ParameterError(f"dataset.alpha must be > 0, got {alpha}")
+        if not (np.isfinite(alpha) and alpha > 0):
+            raise ParameterError(f"dataset.alpha must be a finite number > 0, got {alpha!r}")
         # DP-IR §4.1, iDP §4.1: [0, α·max]; below 0 the same margin on that side
         low = min(0.0, float(alpha * values.min()))
         high = max(0.0, float(alpha * values.max()))

@@ -1,4 +1,5 @@
-"""Grid expansion, seeds, parallel execution, result store.
+"""The engine, a pipeline of stages: validate (:mod:`~anonlab.runner.validate`), fit to the
+data (:mod:`~anonlab.runner.fit`), grid expansion, seeds, parallel execution, result store.
 
 The names below are imported on first use, so a worker that only runs jobs
 (:mod:`anonlab.runner.execute`) does not import the figures and the claims checker."""
@@ -8,6 +9,7 @@ from typing import Any
 
 __all__ = [
     "Cell",
+    "Declared",
     "Experiment",
     "build_experiment",
     "cell_id",
@@ -24,6 +26,7 @@ _LAZY = {
     "build_experiment": "experiment",
     "render_experiment": "experiment",
     "run_experiment": "experiment",
+    "Declared": "validate",
     "Cell": "grid",
     "expand_grid": "grid",
     "cell_id": "seeds",

@@ -14,13 +14,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from anonlab.io import write_atomic
 from anonlab.provenance import source_digest
 from anonlab.validation import ParameterError
+
+if TYPE_CHECKING:  # pandas only where a table is read or written: validation stays light
+    import pandas as pd
 
 #: the config key of the cache's folder
 CACHE_KEY = "cache_dir"
@@ -67,6 +68,8 @@ def cached_table(
     """The table of a data-independent ``builder``: read from the cache, else computed
     on ``n_jobs`` processes and stored (unless ``compute`` is false: ``None``), with a note
     when the cache could not be read or written."""
+    import pandas as pd
+
     path = cache_path(name, builder, folder)
     damaged = ""
     if path.is_file():

@@ -25,6 +25,7 @@ from anonlab.runner.checkpoint import ROW_KEY, Checkpoint
 from anonlab.runner.grid import DATASET_AXES, Cell
 from anonlab.runner.pool import map_tasks
 from anonlab.runner.seeds import control_rng_for, held_out_rng_for, metric_rng_for, rng_for
+from anonlab.runner.validate import LOCAL, RunnerSpec
 from anonlab.runner.workers import check_workers, dask_client, fingerprint, require_same
 
 Job = tuple[int, Cell, int]  # (cell index, cell, repetition)
@@ -195,17 +196,6 @@ class Interrupted(KeyboardInterrupt):
         )
 
 
-@dataclass(frozen=True)
-class RunnerSpec:
-    """Where batches run: ``local`` (a joblib pool of ``n_jobs`` workers) or ``dask`` (a
-    Dask distributed scheduler at ``address``, or a local cluster of ``n_jobs`` workers
-    when ``address`` is ``None``)."""
-
-    name: str = "local"
-    address: str | None = None
-
-
-RUNNERS = ("local", "dask")
 LOST_RETRIES = 2  # reruns of jobs whose parts cannot be loaded back before giving up
 
 
@@ -339,7 +329,7 @@ def run_cells(
     n_jobs: int = -1,
     progress: bool = True,
     checkpoint: Checkpoint | None = None,
-    runner: RunnerSpec = RunnerSpec(),
+    runner: RunnerSpec = LOCAL,
     label: str | None = None,
     metric_options: Options | None = None,
     workers: dict[str, Any] | None = None,

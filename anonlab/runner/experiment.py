@@ -1,9 +1,9 @@
-"""An experiment from config to files: validate, run the grid, store, plot."""
+"""An experiment from config to files: validate (:mod:`anonlab.runner.validate`), fit to
+the data, run the grid, store, plot."""
 
 from __future__ import annotations
 
 import os
-import socket
 import time
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
@@ -14,42 +14,23 @@ from typing import Any
 
 import pandas as pd
 
-from anonlab.config import (
-    CONFIRMATORY,
-    CONFIRMATORY_SEED_KEY,
-    EXPLORATORY,
-    OVERRIDES_KEY,
-    PAPER_PROFILE,
-    STAGES,
-    apply_profile,
-)
 from anonlab.datasets import Dataset, load_dataset
-from anonlab.methods import METHODS, method_class
-from anonlab.metrics import (
-    METRICS,
-    AttributeMetric,
-    ReleaseMetric,
-    get_attribute_metric,
-    get_metric,
-)
+from anonlab.metrics import AttributeMetric, ReleaseMetric, get_metric
 from anonlab.plotting import FigureSpec
 from anonlab.plotting.tables import TableBuilder, load_builder, write_table_files
-from anonlab.provenance import override_key, provenance, run_folder
-from anonlab.readings import apply_reading
+from anonlab.provenance import override_key, provenance
 from anonlab.runner import pool
+from anonlab.runner.artifacts import CACHE_KEY, cached_table, check_cache_dir, data_independent
 from anonlab.runner.checkpoint import PARTS as PARTS_KEY
 from anonlab.runner.checkpoint import Checkpoint, checkpoint_key, folder_lock, note, reason
 from anonlab.runner.execute import (
-    RUNNERS,
     Interrupted,
-    RunnerSpec,
     assemble,
     count_jobs,
     plan_jobs,
     run_cells,
 )
 from anonlab.runner.fit import (
-    AUTO,
     data_label,
     derived_figures,
     fit_figures,
@@ -63,26 +44,21 @@ from anonlab.runner.fit import (
 from anonlab.runner.grid import DATASET_AXES, Cell, expand_grid
 from anonlab.runner.pool import map_tasks
 from anonlab.runner.store import git_commit, package_versions, write_json, write_table
-from anonlab.runner.workers import check_cluster, facts
-from anonlab.validation import (
-    MAX_SEED,
-    ParameterError,
-    cap_n_jobs,
-    check_choice,
-    check_int,
-    check_options,
-    check_results_dir,
+from anonlab.runner.validate import (
+    RESULTS_FILE,
+    Declared,
+    RunnerSpec,
+    dataset_configs,
+    given_axes,
+    validate,
 )
+from anonlab.runner.workers import facts
+from anonlab.validation import ParameterError
 
-RESULTS_FILE = "results.parquet"
 RUN_FILE = "run.json"
 #: more figures than this are drawn by the worker pool (:func:`render_experiment`)
 PARALLEL_FIGURES = 3
 PARTS_DIR = "parts"
-#: config ``inapplicable``: a metric undefined for a cell (records compared with their
-#: release on synthetic data, a class metric on data without a class) is an error, or
-#: left out for that cell (:meth:`~anonlab.metrics.base._Options.undefined`)
-INAPPLICABLE = ("error", "skip")
 
 
 @dataclass(frozen=True)
@@ -133,69 +109,6 @@ class Experiment:
         return tuple(cell for cell in self.cells if cell.dataset == dataset.name)
 
 
-def _names(value: Any, what: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, Sequence):
-        raise TypeError(f"{what} must be a list of names, got {value!r}")
-    return tuple(str(v) for v in value)
-
-
-def split_options(options: Any) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
-    """The config's ``options`` (``{method or metric name: {option: value}}``) split into
-    the methods' and the metrics', each validated against the options its method or
-    metric declares (``option_choices``); an unknown name, option or value raises a
-    :class:`ParameterError` naming its key, e.g. ``options.jsd.bins``. Options of a
-    registered method or metric the experiment does not run are checked and unused."""
-    if options is None:
-        return {}, {}
-    if not isinstance(options, Mapping):
-        raise ParameterError(
-            f"options must be a mapping {{method or metric: {{option: value}}}}, got {options!r}"
-        )
-    methods: dict[str, dict[str, Any]] = {}
-    metrics: dict[str, dict[str, Any]] = {}
-    for name, given in options.items():
-        if name in METHODS:
-            cls = method_class(name)
-            methods[name] = check_options(name, given, cls.choices())
-        elif name in METRICS:
-            metrics[name] = check_options(name, given, METRICS[name].option_choices)
-        else:
-            raise ParameterError(
-                f"options.{name}: {name!r} is not a registered method or "
-                f"metric; choose among {sorted(METHODS) + sorted(METRICS)}"
-            )
-    return methods, metrics
-
-
-def check_same_ground(
-    methods: Sequence[str],
-    metrics: Sequence[str],
-    method_options: Mapping[str, Mapping[str, Any]],
-    metric_options: Mapping[str, Mapping[str, Any]],
-) -> None:
-    """Raise a :class:`ParameterError` unless every method with an EMD ground distance
-    (the t-closeness methods) uses the one the ``max_emd`` metric reports with."""
-    if "max_emd" not in metrics:
-        return
-    metric = get_metric("max_emd", metric_options.get("max_emd"))
-    ground = metric.options.get("ground", metric.option_choices["ground"][0])
-    for name in methods:
-        cls = method_class(name)
-        if "ground" not in cls.option_choices:
-            continue
-        chosen = method_options.get(cls.name, {}).get("ground", cls.option_choices["ground"][0])
-        if chosen != ground:
-            raise ParameterError(
-                f"options.{cls.name}.ground={chosen!r} but options.max_emd.ground={ground!r}: "
-                "a run's t-closeness methods and its EMD metric must use the same ground "
-                "distance; set both"
-            )
-
-
 def check_metrics(
     datasets: Sequence[Dataset],
     cells: Sequence[Cell],
@@ -243,30 +156,6 @@ def short_notes(pairs: Sequence[tuple[tuple[str, str, int | None, int], str]]) -
     ]
 
 
-def dataset_configs(
-    config: Mapping[str, Any], overrides: Sequence[str]
-) -> tuple[list[Mapping[str, Any]], str | None]:
-    """The dataset configs an experiment runs on, and a note when they were replaced.
-
-    ``datasets: {key: dataset config}`` (Hydra: ``- /dataset@datasets.key: name``) runs
-    the grid on several data sets, e.g. TCM's MCD and HCD; otherwise the single
-    ``dataset``. An override of ``dataset`` (``dataset=csv``, ``dataset.path=…``) on an
-    experiment with several data sets runs that one data set in their place, never the
-    paper's data silently; ``datasets.<key>.…`` overrides change one of them."""
-    several = dict(config.get("datasets") or {})
-    single = dict(config.get("dataset") or {})
-    chosen = [o for o in overrides if override_key(o).split(".")[0] == "dataset"]
-    if not several:
-        return [single], None
-    if not chosen:
-        return list(several.values()), None
-    replaced = [str(c.get("name", key)) for key, c in several.items()]
-    return [single], (
-        f"{chosen[0]} runs data set {single.get('name')!r} in place of this "
-        f"experiment's data sets {replaced}"
-    )
-
-
 def domain_notes(datasets: Sequence[Dataset]) -> list[str]:
     """A note for each categorical attribute whose domain was read off the data (a flat
     taxonomy): the DP guarantee then holds only if that set of values is public."""
@@ -280,60 +169,21 @@ def domain_notes(datasets: Sequence[Dataset]) -> list[str]:
     ]
 
 
-def build_experiment(config: Mapping[str, Any]) -> Experiment:
-    """Validate a resolved config and build the :class:`Experiment`; nothing is written.
-    The config's ``profile`` overrides (:func:`~anonlab.config.apply_profile`) apply, then
-    its ``reading``'s (:func:`~anonlab.readings.apply_reading`). The output folder follows
-    the run's provenance (:func:`~anonlab.provenance.run_folder`), judged from
-    ``config["overrides"]``, the overrides it was composed from (none when absent).
-    ``options`` (``{method or metric: {option: value}}``) is checked here (see
-    :func:`split_options`) and reaches the methods through the cells and the metrics
+def build_experiment(config: Mapping[str, Any] | Declared) -> Experiment:
+    """The :class:`Experiment` of a composed config: validated first
+    (:func:`~anonlab.runner.validate.validate`, the pipeline's first stage: profile,
+    reading, parameters, grid, output folder) unless it comes as the
+    :class:`~anonlab.runner.validate.Declared` run that returns, then fitted to its data
+    (:mod:`anonlab.runner.fit`: what the data cannot take is left out with a note, or
+    refused) and expanded into cells; nothing is written. ``options`` (``{method or
+    metric: {option: value}}``) reach the methods through the cells and the metrics
     through :attr:`Experiment.metric_options`."""
-    overrides = tuple(str(o) for o in config.get(OVERRIDES_KEY) or ())
-    config = apply_reading(apply_profile(config, keep=[override_key(o) for o in overrides]))
-    name = str(config.get("experiment", {}).get("name") or "custom")
-    reps = check_int(config.get("reps", 1), "reps", 1)
-    seed = check_int(config.get("seed", 0), "seed", 0, MAX_SEED)
-    stage = check_choice(str(config.get("stage") or EXPLORATORY), "stage", STAGES)
-    if stage == CONFIRMATORY and config.get(CONFIRMATORY_SEED_KEY) != seed:
-        raise ParameterError(
-            "stage=confirmatory runs on the pre-registered seed only; prepare the "
-            "config with anonlab.preregistration.staged (anonlab run does)"
-        )
-    n_jobs = check_int(config.get("n_jobs", -1), "n_jobs", -(2**31))
-    if n_jobs == 0:
-        raise ParameterError(
-            "n_jobs must be a positive number of workers or negative (all cores), got 0"
-        )
-    n_jobs, n_jobs_note = cap_n_jobs(n_jobs)
-    metrics = _names(config.get("metrics"), "metrics")
-    by_attribute = _names(config.get("metrics_by_attribute"), "metrics_by_attribute")
-    for metric in metrics:
-        get_metric(metric)
-    for metric in by_attribute:
-        get_attribute_metric(metric)
-    if not metrics and not by_attribute:
-        raise ParameterError("metrics is empty: name at least one metric")
-    methods = _names(config.get("methods"), "methods")
-    if not methods:
-        raise ParameterError("methods is empty: name at least one method")
-    for method in methods:
-        method_class(method)
-    method_options, metric_options = split_options(config.get("options"))
-    for metric in (*metrics, *by_attribute):
-        get_metric(metric, metric_options.get(metric))
-    check_same_ground(methods, metrics, method_options, metric_options)
-    figure_configs = config.get("figures") or ()
-    study = figure_configs == AUTO
-    if not study and (
-        not isinstance(figure_configs, Sequence)
-        or isinstance(figure_configs, str)
-        or not all(isinstance(f, Mapping) for f in figure_configs)
-    ):
-        raise ParameterError(
-            f"figures must be a list of figure mappings, [] or {AUTO!r}, got {figure_configs!r}"
-        )
-    figures = () if study else tuple(FigureSpec.from_config(f) for f in figure_configs)
+    declared = config if isinstance(config, Declared) else validate(config)
+    config, overrides, study = declared.config, declared.overrides, declared.study
+    name, methods = declared.name, declared.methods
+    metrics, by_attribute = declared.metrics, declared.metrics_by_attribute
+    method_options, metric_options = declared.method_options, declared.metric_options
+    figures = () if study else tuple(FigureSpec.from_config(f) for f in config.get("figures") or ())
     configs, datasets_note = dataset_configs(config, overrides)
     if datasets_note:  # run.json and the resume key record the data set that runs
         config = {**config, "datasets": {"dataset": configs[0]}}
@@ -341,7 +191,7 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
         raise ParameterError(f"datasets must have distinct names, got {names}")
-    grid = config.get("grid") or {}
+    grid = declared.grid
     # a preset on a user's data keeps what the data can take (runner.fit); on its own
     # data, or for what the user named, a method or metric that cannot run is an error
     own_data = any(override_key(o).split(".")[0] in ("dataset", "datasets") for o in overrides)
@@ -350,22 +200,11 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
     if table_notes:  # run.json records the tables that are written
         config = {**config, "tables": kept_tables}
     tables = tuple((str(t["name"]), load_builder(str(t["builder"]))) for t in kept_tables)
-    if own_data and not study:
-        axes = {override_key(o).partition(".")[2] for o in overrides}
+    if own_data:  # a study's axes are all the user's: checked against the data, not fitted
+        axes = given_axes(grid, overrides, config.get("interface") == "python")
         grid, grid_notes = fit_grid(grid, datasets, axes)
         config = {**config, "grid": grid}  # run.json records the grid that runs
-    by_method = config.get("grid_by_method") or {}
-    if not isinstance(by_method, Mapping):
-        raise ParameterError(f"grid_by_method must map methods to axes, got {by_method!r}")
-    if named(overrides, "methods", False) and not any(
-        override_key(o).startswith("grid_by_method") for o in overrides
-    ):  # the experiment's own k for methods the user's list no longer runs
-        by_method = {m: axes for m, axes in by_method.items() if m in methods}
-    unknown = [m for m in by_method if m not in methods]
-    if unknown:
-        raise ParameterError(
-            f"grid_by_method.{unknown[0]}: {unknown[0]!r} is not one of methods {list(methods)}"
-        )
+    by_method = declared.grid_by_method
 
     def expand(chosen: Sequence[str], dataset: Dataset) -> tuple[Cell, ...]:
         own = {m: axes for m, axes in by_method.items() if m in chosen}
@@ -380,9 +219,7 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
         python=config.get("interface") == "python",
     )
     cells = tuple(cell for d in datasets for cell in expand(methods, d))
-    inapplicable = check_choice(
-        str(config.get("inapplicable", INAPPLICABLE[0])), "inapplicable", INAPPLICABLE
-    )
+    inapplicable = declared.inapplicable
 
     skipped: dict[Any, None] = {}  # pairs left out by the data's size (short_notes)
 
@@ -393,7 +230,7 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
             )
         )
 
-    declared = (*metrics, *by_attribute)
+    listed = (*metrics, *by_attribute)  # the metrics as the config lists them
 
     def get(name: str) -> AttributeMetric | ReleaseMetric:
         return get_metric(name, metric_options.get(name))
@@ -430,43 +267,32 @@ def build_experiment(config: Mapping[str, Any]) -> Experiment:
             named(overrides, "metrics", False) or named(overrides, "metrics_by_attribute", False)
         )
         figures, figure_notes = fit_figures(
-            figures, (*metrics, *by_attribute), None if replaced else declared, grid
+            figures, (*metrics, *by_attribute), None if replaced else listed, grid
         )
         if own_data:
             figures = retitled(figures, name, shown)
-    if not isinstance(config.get("plot_only", False), bool):
-        raise ParameterError(f"plot_only must be true or false, got {config['plot_only']!r}")
-    results_dir = config.get("results_dir", "results")
-    if not isinstance(results_dir, str) or not results_dir.strip():
-        raise ParameterError(f"results_dir must name a folder, got {results_dir!r}")
-    out_dir = check_results_dir(Path(results_dir))
-    profile = str(config.get("profile") or PAPER_PROFILE)
-    reading = config.get("reading")
-    folder = run_folder(name, reading=reading, overrides=overrides, run_name=config.get("run_name"))
-    out_dir = out_dir if profile == PAPER_PROFILE else out_dir / profile
-    out_dir = (out_dir / CONFIRMATORY if stage == CONFIRMATORY else out_dir) / folder
-    check_size(datasets, cells, reps, metrics, by_attribute)
+    check_size(datasets, cells, declared.reps, metrics, by_attribute)
     return Experiment(
         name,
         datasets,
         cells,
-        reps,
+        declared.reps,
         metrics,
         by_attribute,
-        seed,
-        n_jobs,
-        out_dir,
+        declared.seed,
+        declared.n_jobs,
+        declared.out_dir,
         figures,
         tables,
         config,
-        runner_spec(config.get("runner") or {}),
-        reading=reading,
+        declared.runner,
+        reading=config.get("reading"),
         overrides=overrides,
         provenance=provenance(overrides),
         notes=tuple(
             n
             for n in (
-                n_jobs_note,
+                *declared.notes,
                 datasets_note,
                 *grid_notes,
                 *method_notes,
@@ -551,43 +377,6 @@ def check_size(
         f"{_size(available)} this machine has available: lower reps or the grid, or split "
         "the run"
     )
-
-
-def runner_spec(config: Mapping[str, Any]) -> RunnerSpec:
-    """The validated ``runner`` config group: ``local`` or ``dask`` (with ``address``). A
-    scheduler at ``address`` must be reachable and each of its workers run this code and
-    these library versions (:func:`~anonlab.runner.workers.check_cluster`)."""
-    name = check_choice(str(config.get("name", "local")), "runner", RUNNERS)
-    address = config.get("address")
-    if name == "dask":
-        try:
-            import dask.distributed  # noqa: F401
-        except ImportError as error:
-            raise ParameterError(
-                "runner=dask needs dask.distributed: pip install 'dask[distributed]'"
-            ) from error
-    if name == "dask" and address:
-        check_reachable(str(address))
-        check_cluster(str(address))  # every worker runs this code, before any work
-    return RunnerSpec(name=name, address=str(address) if address else None)
-
-
-def check_reachable(address: str, timeout: float = 3.0) -> None:
-    """Raise a :class:`ParameterError` unless a TCP connection to the Dask scheduler at
-    ``address`` (``tcp://host:port``, ``tls://…`` or ``host:port``) opens within
-    ``timeout`` seconds; other transports are left to Dask."""
-    scheme, _, rest = address.rpartition("://")
-    if scheme not in ("", "tcp", "tls"):
-        return
-    host, _, port = rest.rpartition(":")
-    if not host or not port.isdigit():
-        raise ParameterError(f"runner.address={address!r} must be tcp://host:port")
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
-    except OSError as error:
-        raise ParameterError(
-            f"runner.address={address!r}: cannot reach a Dask scheduler ({error.strerror or error})"
-        ) from None
 
 
 def draw_figure(table: pd.DataFrame, spec: FigureSpec, directory: Path) -> list[Path] | str:
@@ -687,12 +476,26 @@ def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None)
     paths: list[Path] = [
         p for i in range(len(figures)) if not isinstance(drawn[i], str) for p in drawn[i]
     ]
+    cache = check_cache_dir(experiment.config.get(CACHE_KEY))
     for name, builder in experiment.tables:
-        try:
-            laid_out = builder(table)
-        except (KeyError, ValueError) as error:  # a paper table of a run without its axes
-            note(f"table {name!r} is not laid out: this run lacks what it needs ({error!r})")
-            continue
+        if data_independent(builder):  # the same on any data: once per code version
+            laid_out, said = cached_table(
+                name,
+                builder,
+                cache,
+                n_jobs=experiment.n_jobs,
+                compute=not experiment.config.get("plot_only", False),
+            )
+            if said:
+                note(said)
+            if laid_out is None:
+                continue
+        else:
+            try:
+                laid_out = builder(table)
+            except (KeyError, ValueError) as error:  # a paper table without its axes
+                note(f"table {name!r} is not laid out: this run lacks what it needs ({error!r})")
+                continue
         legend = getattr(builder, "legend", None)  # how to read its cells, if it says
         paths += write_table_files(laid_out, experiment.out_dir / "tables", name, legend)
     return paths

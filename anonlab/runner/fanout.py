@@ -22,6 +22,7 @@ from typing import Any
 
 from anonlab.runner.execute import RunnerSpec
 from anonlab.runner.experiment import Experiment, run_experiment, written_files
+from anonlab.runner.validate import check_fanout as validated_fanout
 from anonlab.runner.workers import check_workers, dask_client, fingerprint, require_same
 from anonlab.validation import ParameterError
 
@@ -29,16 +30,10 @@ from anonlab.validation import ParameterError
 def check_fanout(config: Mapping[str, Any]) -> bool:
     """Whether the config fans its experiments out (``fanout: true``); raises a
     :class:`ParameterError` for a value other than true or false, without
-    ``runner=dask``, or when a worker at ``runner.address`` has several threads."""
-    fanout = config.get("fanout", False)
-    if not isinstance(fanout, bool):
-        raise ParameterError(f"fanout must be true or false, got {fanout!r}")
+    ``runner=dask`` (:func:`anonlab.runner.validate.check_fanout`), or when a worker at
+    ``runner.address`` has several threads."""
+    fanout = validated_fanout(config)
     runner = config.get("runner") or {}
-    if fanout and runner.get("name", "local") != "dask":
-        raise ParameterError(
-            "fanout=true sends each experiment to a Dask cluster: add runner=dask "
-            "(and runner.address=tcp://scheduler:8786 for a running cluster)"
-        )
     if fanout and runner.get("address"):
         from dask.distributed import Client
 

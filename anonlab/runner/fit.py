@@ -7,7 +7,8 @@ metric or axis is gone. A method or metric the user named (``methods=…``, ``me
 every one of a study's) is kept or refused with one error naming the real cause. The
 checks of methods and metrics against the data come before any figure is considered.
 
-A study's figures are derived from what runs (``figures: auto``, :func:`derived_figures`).
+A study's figures are derived from what runs (``figures: auto``, :func:`derived_figures`),
+on the axes :func:`~anonlab.runner.validate.figure_axes` chose when the run was validated.
 """
 
 from __future__ import annotations
@@ -23,11 +24,9 @@ from anonlab.methods import method_class, split_variant
 from anonlab.metrics import AttributeMetric, ReleaseMetric
 from anonlab.plotting import FigureSpec, metric_name
 from anonlab.provenance import override_key
-from anonlab.runner.grid import DATASET_AXES, Cell
+from anonlab.runner.grid import Cell
+from anonlab.runner.validate import figure_axes
 from anonlab.validation import ParameterError
-
-#: ``figures: auto``: the figures are derived from what runs (:func:`derived_figures`)
-AUTO = "auto"
 
 
 def named(overrides: Sequence[str], key: str, study: bool) -> bool:
@@ -42,14 +41,15 @@ def fit_grid(
     """A preset's grid on a user's data: values of ``k`` beyond the records and of ``m``
     beyond the attributes of the smallest data set are left out with a note; when none is
     left, the largest that fits (the data's records or attributes) stands in. An axis the
-    user ``named`` is theirs: its values are checked, not changed."""
+    user ``named`` is theirs: a value beyond the data is an error naming the axis, never
+    a method left out for it."""
     limits = {
         "k": min(d.n for d in datasets),
         "m": min(len(d.attributes) for d in datasets),
     }
     fitted, notes = dict(grid), []
     for axis, limit in limits.items():
-        values = None if axis in named else grid.get(axis)
+        values = grid.get(axis)
         if not isinstance(values, Sequence) or isinstance(values, str):
             continue
         numbers = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
@@ -58,6 +58,11 @@ def fit_grid(
         kept = [v for v in numbers if v <= limit] or [limit]
         gone = [v for v in numbers if v > limit]
         what = "records" if axis == "k" else "attributes"
+        if axis in named:
+            raise ParameterError(
+                f"grid.{axis}: {gone} exceed the data's {limit} {what}; {axis} must be in "
+                f"1..{limit}"
+            )
         notes.append(
             f"grid.{axis}: {gone} left out, the data has {limit} {what}; runs {axis}={kept}"
         )
@@ -213,10 +218,11 @@ def fit_figures(
     declared: Sequence[str] | None,
     grid: Mapping[str, Any],
 ) -> tuple[tuple[FigureSpec, ...], list[str]]:
-    """The figures whose metric and axes the run has, and a note for each left out. A
+    """The figures whose metric and x axis the run has, and a note for each left out. A
     figure of a metric its experiment's own list (``declared``; ``None`` when the user
-    replaced it) never had is an error, the config being wrong; one whose metric or axis
-    the run left out is a note."""
+    replaced it) never had is an error, the config being wrong; one whose metric or x axis
+    the run left out is a note; a facet, row or series axis the run left out (an axis
+    none of the user's methods takes) is drawn as one panel or series."""
     columns = {*grid, "dataset", "method", "attribute"}
     kept, notes = [], []
     for figure in figures:
@@ -227,16 +233,16 @@ def fit_figures(
                     f"which is not in metrics {list(declared)}"
                 )
         gone = [m for m in (figure.metric, figure.x_metric) if m is not None and m not in metrics]
-        axes = [
-            f"{role}={axis}"
-            for role in ("x", "facet", "row", "series")
-            if (axis := getattr(figure, role)) is not None and axis not in columns
-        ]
-        if gone or axes:
-            why = f"metric {gone[0]!r} is not computed" if gone else f"{axes[0]} is not swept"
+        if gone or figure.x not in columns:
+            why = f"metric {gone[0]!r} is not computed" if gone else f"x={figure.x} is not swept"
             notes.append(f"figure {figure.name!r} left out: {why} in this run")
             continue
-        kept.append(figure)
+        roles = ("facet", "row", "series")
+        kept.append(
+            replace(
+                figure, **{r: None for r in roles if getattr(figure, r) not in (None, *columns)}
+            )
+        )
     return tuple(kept), notes
 
 
@@ -260,20 +266,6 @@ def fit_tables(
     return kept, notes
 
 
-def swept(grid: Mapping[str, Any], methods: Sequence[str]) -> list[str]:
-    """The grid axes with more than one value that some method (or the data set view)
-    depends on, in grid order."""
-    used = {a for m in methods for a in method_class(split_variant(m)[0]).axes}
-    return [
-        axis
-        for axis, values in grid.items()
-        if (axis in used or axis in DATASET_AXES)
-        and isinstance(values, Sequence)
-        and not isinstance(values, str)
-        and len(values) > 1
-    ]
-
-
 def derived_figures(
     metrics: Sequence[str],
     grid: Mapping[str, Any],
@@ -286,25 +278,8 @@ def derived_figures(
     most values, the methods as curves (a method that ignores ``x`` as a horizontal
     line), each other swept axis a facet, a row of panels, then a marker series; a panel
     per data set when there are several."""
-    axes = swept(grid, methods)
-    if x is not None and x not in grid:
-        raise ParameterError(f"figure_x={x!r} is not a grid axis {sorted(grid)}")
-    if x is None:
-        if not axes:
-            raise ParameterError(
-                "a study's figures need an axis to draw against: sweep one grid axis "
-                "(e.g. grid.epsilon=[0.1,1,10]) or set figures=[]"
-            )
-        x = max(axes, key=lambda a: len(grid[a]))  # ties: the first in grid order
-    others = [a for a in axes if a != x]
-    if len(datasets) > 1:
-        others.insert(0, "dataset")
-    if len(others) > 3:
-        raise ParameterError(
-            f"a study's figures draw x and three more axes; {others} vary: "
-            "fix some (one value each) or set figures explicitly"
-        )
-    facet, row, series = (others + [None, None, None])[:3]
+    taken = {a for m in methods for a in method_class(split_variant(m)[0]).axes}
+    x, facet, row, series = figure_axes(grid, taken, x, len(datasets))
     return tuple(
         FigureSpec(
             name=name,

@@ -10,10 +10,8 @@ from typing import Any
 from anonlab.datasets import Dataset
 from anonlab.methods import Method, make_method, method_class, split_variant
 from anonlab.runner.seeds import cell_id
-from anonlab.validation import AXIS_CHECKS, ParameterError, check_int, check_options
-
-# Grid axes that select a view of the data set rather than a method parameter.
-DATASET_AXES: tuple[str, ...] = ("m", "alpha")
+from anonlab.runner.validate import DATASET_AXES, listed
+from anonlab.validation import ParameterError, check_int, check_options
 
 
 @dataclass(frozen=True)
@@ -51,17 +49,15 @@ class Cell:
 
 
 def check_grid(grid: Mapping[str, Sequence[Any]], dataset: Dataset) -> dict[str, list[Any]]:
-    """Validate every grid value against its parameter's range and the data set."""
+    """Check the grid values that depend on the data set: k ≤ its records, m ≤ its
+    attributes, and an α that its domains can take; each value's type and range otherwise
+    are checked before (:func:`~anonlab.runner.validate.validate`) or when its method is
+    built."""
     checked: dict[str, list[Any]] = {}
     for axis, values in grid.items():
-        if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-            values = [values]
-        if len(values) == 0:
-            raise ParameterError(f"grid.{axis} is empty")
+        values = listed(values, f"grid.{axis}")
         if axis == "k":
             checked[axis] = [check_int(v, "grid.k", 1, dataset.n) for v in values]
-        elif axis in AXIS_CHECKS:
-            checked[axis] = [AXIS_CHECKS[axis](v, f"grid.{axis}") for v in values]
         elif axis == "m":
             checked[axis] = [check_int(v, "grid.m", 1, len(dataset.attributes)) for v in values]
         elif axis == "alpha":
@@ -72,7 +68,7 @@ def check_grid(grid: Mapping[str, Sequence[Any]], dataset: Dataset) -> dict[str,
                     raise ParameterError(f"grid.alpha={value!r}: {error}") from None
             checked[axis] = [float(v) for v in values]
         else:
-            checked[axis] = list(values)
+            checked[axis] = values
     return checked
 
 
@@ -105,8 +101,12 @@ def expand_grid(
         own = grid_by_method.get(name) or {}
         if not isinstance(own, Mapping):
             raise ParameterError(f"grid_by_method.{name} must map axes to values, got {own!r}")
-        grid = check_grid({**common, **own}, dataset)
         cls = method_class(name)
+        # only the axes this method takes: an axis of another method is not its to check
+        merged = {**common, **own}
+        grid = check_grid(
+            {a: v for a, v in merged.items() if a in cls.axes or a in DATASET_AXES}, dataset
+        )
         # a variant <method>/<form> is its own series: its name, not its class's, labels
         # its cells and enters their ids (a plain name's ids stay as they were)
         label = name if split_variant(name)[1] is not None else cls.name

@@ -393,7 +393,9 @@ def fig4_beats_imdav() -> str:
     variants = {"ours (corner distance)": table}
     for name, replacements in STAND_IN_VARIANTS.items():
         with _stand_in(replacements):
-            variants[name], _ = _run("adult_ir_vs_mdav", overrides + ["methods=[imdav]"])
+            # IMDAV alone takes no ε: the run's grid is the axes its methods take
+            alone = [o for o in overrides if not o.startswith("grid.epsilon")]
+            variants[name], _ = _run("adult_ir_vs_mdav", alone + ["methods=[imdav]"])
     rows = []
     for name, frame in variants.items():
         alone = frame[(frame["method"] == "imdav") & frame["attribute"].isna()]
@@ -710,7 +712,8 @@ def fig3_beats_imdav_jsd_m13() -> str:
     ]
     for name, replacements in STAND_IN_VARIANTS.items():
         with _stand_in(replacements):
-            alone = _run_seeded("census_ir_vs_mdav", SEEDS[0], overrides + ["methods=[imdav]"])
+            no_epsilon = [o for o in overrides if not o.startswith("grid.epsilon")]
+            alone = _run_seeded("census_ir_vs_mdav", SEEDS[0], no_epsilon + ["methods=[imdav]"])
         judged = evaluate_claim(stays, pd.concat([alone, noisy]))
         level = alone[alone["attribute"].isna()].groupby("k")["value"].mean()
         variants.append(
