@@ -109,13 +109,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--n", type=int, default=30)
-    parser.add_argument("--methods", nargs="*", default=None)
+    parser.add_argument("--methods", nargs="*", default=None, help="only these methods")
+    parser.add_argument("--skip", nargs="*", default=[], help="leave these methods out")
     args = parser.parse_args(argv)
     frame = design(args.n, args.seed)
     rows = []
     clock = time.perf_counter()
     for name, form in cases():
-        if args.methods and name not in args.methods:
+        if (args.methods and name not in args.methods) or name in args.skip:
             continue
         for schema in SCHEMAS:
             try:
