@@ -517,6 +517,8 @@ def evaluate(
         except ParameterError as error:  # in this interface's words: target=…
             raise ParameterError(python_words(str(error))) from None
     held = _control(view, control, [m.name for m in chosen if "control" in m.requires])
+    if held is not None:
+        _check_held_out(original, control, view.protected)
     from anonlab.methods.base import Release
 
     release = Release(
@@ -587,6 +589,25 @@ def _control(view: Dataset, control: Any, needing: Sequence[str]) -> Dataset | N
     except ParameterError as error:
         raise ParameterError(str(error).replace("released", "control", 1)) from None
     return Dataset("control", frame, tuple(view.protected_attributes), view.protected)
+
+
+def _check_held_out(original: pd.DataFrame, control: pd.DataFrame, columns: Sequence[str]) -> None:
+    """Refuse ``control`` records that are ``original``'s (the same index label and the
+    same protected values): an attack's baseline on the records the release was made
+    from measures no risk (risk 0 against itself)."""
+    shared = original.index.intersection(control.index)
+    if shared.empty:
+        return
+    mine = original.loc[shared, list(columns)].astype(str)
+    theirs = control.loc[shared, list(columns)].astype(str)
+    same = (mine.to_numpy() == theirs.to_numpy()).all(axis=1)
+    if same.any():
+        raise ParameterError(
+            f"control shares {int(same.sum())} of its {len(control)} records with original "
+            f"(the same index and values, first at index {shared[same][0]!r}); control "
+            "records must be held out before protecting original, e.g. "
+            "train, control = frame.iloc[::2], frame.iloc[1::2]"
+        )
 
 
 def _released_values(

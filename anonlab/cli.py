@@ -5,7 +5,8 @@
 :func:`run` composes the config from ``conf/`` (or ``--config-path``) and the overrides,
 validates every experiment it names (:func:`declared_runs`: the engine's first stage,
 :mod:`anonlab.runner.validate`, before any data is read, worker started or kernel
-loaded), then builds them and only then runs them. Every bad input, the
+loaded), then builds them, plans their cost (:func:`planned`: refused above
+``max_hours``) and only then runs them. Every bad input, the
 config composition's own errors included, ends in one ``error: …`` line on stderr and exit
 status 2, before any work and before any write. A Hydra multirun (``-m``) and Hydra's own
 flags go through :func:`hydra.main` in ``run.py`` instead, which reports composition
@@ -186,6 +187,27 @@ def prepare(
     return experiments, tables
 
 
+def planned(
+    config: dict[str, Any], runs: Sequence[Declared], experiments: list[Experiment]
+) -> list[Experiment]:
+    """The built ``experiments`` of ``runs`` once their cost is planned
+    (:func:`~anonlab.runner.plan.plan`), before any job: refused (a
+    :class:`ParameterError` naming ``max_hours``) when estimated above the runs'
+    ``max_hours``, and said in the first experiment's notes when above a minute. A redraw
+    (``plot_only``) computes nothing and is not planned."""
+    from dataclasses import replace
+
+    from anonlab.runner.plan import plan
+
+    if config.get("plot_only") or not experiments:
+        return experiments
+    said = plan(experiments, min(run.max_hours for run in runs))
+    if said is None:
+        return experiments
+    first = experiments[0]
+    return [replace(first, notes=(*first.notes, said)), *experiments[1:]]
+
+
 def execute(
     config: dict[str, Any], experiments: Sequence[Experiment], tables: dict[Path, Any]
 ) -> None:
@@ -347,6 +369,7 @@ def run(argv: Sequence[str]) -> int:
         runs = declared_runs(config, overrides, conf_dir)  # no data, worker or kernel yet
         warm_pool(config)
         experiments, tables = prepare(config, runs, conf_dir)
+        experiments = planned(config, runs, experiments)  # the cost, before any job
     except ERRORS as error:
         print(error_line(error), file=sys.stderr)
         return USAGE_ERROR
@@ -502,7 +525,8 @@ def check_multirun(overrides: Sequence[str], conf_dir: Path) -> None:
     for number, job in enumerate(jobs if len(jobs) > 1 else [], start=1):
         try:
             config = compose_config(*job, conf_dir=conf_dir)
-            prepare(config, declared_runs(config, job, conf_dir), conf_dir)
+            runs = declared_runs(config, job, conf_dir)
+            planned(config, runs, prepare(config, runs, conf_dir)[0])
         except ERRORS as error:
             values = " ".join(o for o in job if o.split("=", 1)[0] in swept)
             message = error_line(error).removeprefix("error: ")
@@ -546,6 +570,7 @@ def hydra_run(argv: Sequence[str]) -> int:
         try:
             runs = declared_runs(config, overrides, main_conf_dir())
             experiments, tables = prepare(config, runs, main_conf_dir())
+            experiments = planned(config, runs, experiments)
         except ERRORS as error:
             print(error_line(error), file=sys.stderr)
             sys.exit(USAGE_ERROR)

@@ -30,6 +30,7 @@ PAPER_KEYS = frozenset(
         "experiment",
         "profile",
         "n_jobs",
+        "max_hours",
         "seed",
         "reps",
         "results_dir",
@@ -82,8 +83,8 @@ def provenance(overrides: Iterable[str]) -> str:
     - ``profile`` (``quick``: the experiment's own declared reduced grid, in its own folder),
     - ``seed`` and ``reps`` (other draws, or fewer of them, of the same experiment), and
       ``stage`` (``confirmatory``: the pre-registered seed, :mod:`anonlab.preregistration`),
-    - ``n_jobs``, ``runner`` / ``runner.*``, ``fanout``, ``results_dir``, ``plot_only``,
-      ``hydra.*`` (where and how it runs, never what it computes).
+    - ``n_jobs``, ``max_hours``, ``runner`` / ``runner.*``, ``fanout``, ``results_dir``,
+      ``plot_only``, ``hydra.*`` (where and how it runs, never what it computes).
 
     Any other override makes it custom: another data set (``dataset=…``, ``dataset.*``,
     ``datasets.*``), another grid (``grid.*``), ``methods``, ``metrics``, ``options.*``, the

@@ -22,8 +22,10 @@ import pandas as pd
 from anonlab.api import DATA_DOMAINS, check_frame, protected_columns, python_words
 from anonlab.config import OVERRIDES_KEY, compose_config
 from anonlab.io import write_atomic
+from anonlab.runner.checkpoint import note
 from anonlab.runner.experiment import build_experiment, run_experiment
-from anonlab.runner.validate import Declared, validate
+from anonlab.runner.plan import plan
+from anonlab.runner.validate import DEFAULT_MAX_HOURS, Declared, validate
 from anonlab.validation import ParameterError
 
 
@@ -62,6 +64,7 @@ def study(
     figures: bool = False,
     x: str | None = None,
     n_jobs: int = -1,
+    max_hours: float = DEFAULT_MAX_HOURS,
 ) -> pd.DataFrame:
     """Run ``methods`` × ``grid`` on ``frame`` and measure ``metrics``: the tidy results.
 
@@ -91,6 +94,10 @@ def study(
     figures : also draw the figures (one per metric) into ``folder``.
     x : the figures' x axis (default: the swept axis with the most values).
     n_jobs : worker processes (``-1``: every core).
+    max_hours : the longest the study may be estimated to take (each method's and
+        metric's declared cost, :mod:`anonlab.runner.plan`), in hours; a longer one is
+        refused before any job runs, naming the estimate and what costs most. The
+        estimate is printed when it exceeds a minute.
 
     Returns
     -------
@@ -146,6 +153,7 @@ def study(
             "grid": dict(grid or {}),
             "reps": reps,
             "n_jobs": n_jobs,
+            "max_hours": max_hours,
             "results_dir": str(root / "results"),
             "figures": "auto" if figures else [],
             "figure_x": x,
@@ -160,8 +168,11 @@ def study(
             write_atomic(path, lambda tmp: tmp.write_text(data, encoding="utf-8"))
         try:
             experiment = build_experiment(declared)
+            said = plan([experiment], declared.max_hours)  # refused above max_hours
         except ParameterError as error:
             raise ParameterError(python_words(str(error))) from None
+        if said:
+            note(said)
         table = run_experiment(experiment, experiment.config, progress=False)
     finally:
         if not keep:

@@ -147,13 +147,20 @@ def test_rf_experiment_grid_repeats_the_original_bound(compose_config):
     [
         (["grid.k=[2,5]"], "method 'idp_cbls' needs k >= 3"),
         (["grid.alpha=[0.5]"], "grid.alpha=0.5: alpha must be a number >= 1"),
-        (["dataset=adult", "grid.k=[5]"], "protects numerical attributes only"),
     ],
 )
 def test_idp_grid_errors_before_work(compose_config, overrides, message):
     cfg = compose_config("+experiment=census_idp_sse", *overrides)
     with pytest.raises(ParameterError, match=message):
         build_experiment(cfg)
+
+
+def test_the_idp_methods_run_on_the_numerical_attributes_of_mixed_data(compose_config):
+    experiment = build_experiment(
+        compose_config("+experiment=census_idp_sse", "dataset=adult", "grid.k=[5]")
+    )
+    said = [n for n in experiment.notes if "runs on the numerical attributes of 'adult'" in n]
+    assert len(said) == len({c.method for c in experiment.cells}) and "'occupation'" in said[0]
 
 
 def rf_run(tmp_path: Path, compose_config, n_jobs: int):

@@ -15,6 +15,9 @@ from anonlab.semantics.taxonomy import Taxonomy, leaves, read_hierarchy, shipped
 from anonlab.validation import ParameterError
 
 DEFAULT_ALPHA = 1.5  # DP-IR §4.1: Dom(A) = [0, 1.5 · max]
+#: the largest bound a domain may have: a span below 2^481 squares to below 2^962, and a
+#: sum of such squares over fewer than 2^61 records stays finite (sse, variance, noise)
+MAX_BOUND = 2.0**480
 #: ``integer="data"``: whole-number attributes read off the private values (every
 #: numerical attribute whose values are all whole), by choice; a release that rounds to
 #: them guarantees nothing (:data:`anonlab.methods.guarantees.INTEGER_FROM_DATA`)
@@ -194,11 +197,18 @@ def numeric_domain(
         if not (np.isfinite(alpha) and alpha > 0):
             raise ParameterError(f"dataset.alpha must be a finite number > 0, got {alpha!r}")
         # DP-IR §4.1, iDP §4.1: [0, α·max]; below 0 the same margin on that side
-        low = min(0.0, float(alpha * values.min()))
-        high = max(0.0, float(alpha * values.max()))
+        with np.errstate(over="ignore"):  # an overflow is refused below, as infinite
+            low = min(0.0, float(alpha * values.min()))
+            high = max(0.0, float(alpha * values.max()))
         source = f"domain [{low:g}, {high:g}] of {name!r} by the alpha rule (dataset.alpha={alpha})"
     if not (np.isfinite(low) and np.isfinite(high)):
         raise ParameterError(f"{source}: bounds must be finite")
+    if max(abs(low), abs(high)) > MAX_BOUND:
+        raise ParameterError(
+            f"{source}: bounds beyond ±2^480 (about {MAX_BOUND:.3g}) overflow the squared "
+            "errors and noise scales the methods and metrics compute; rescale the column "
+            "(e.g. to thousands) or declare tighter bounds"
+        )
     if not high > low:
         raise ParameterError(f"{source}: high must exceed low")
     if values.min() < low or values.max() > high:

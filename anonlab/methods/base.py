@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from anonlab.cost import LINEAR, Cost
 from anonlab.datasets import Dataset
 from anonlab.guarantee import Guarantee
 from anonlab.mechanisms import SAMPLERS
@@ -88,6 +89,10 @@ class Method(ABC):
     axis_checks: ClassVar[dict[str, Callable[[Any, str], Any]]] = {}
     #: figure labels of the grid axes this method adds (``axis → label``)
     axis_labels: ClassVar[dict[str, str]] = {}
+    #: seconds of one release as the data grows (:class:`~anonlab.cost.Cost`: a formula in
+    #: n, m and the method's parameters, with its constant measured on this machine kind
+    #: by ``benchmarks/cost_model.py``); the plan stage sums it over a run's jobs
+    cost: ClassVar[Cost] = LINEAR
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A method's every axis has a check, declared with the method or shared."""

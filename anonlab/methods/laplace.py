@@ -7,6 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from anonlab.cost import Cost
 from anonlab.datasets import Dataset
 from anonlab.guarantee import DP, Guarantee
 from anonlab.mechanisms import LaplaceMechanism, attribute_budget, record_sensitivity
@@ -25,6 +26,7 @@ class Laplace(Method):
     label: ClassVar[str] = "Laplace"
     colour: ClassVar[str | None] = "#7f7f7f"  # gray
     axes: ClassVar[tuple[str, ...]] = ("epsilon",)
+    cost: ClassVar[Cost] = Cost("n*m", seconds=4e-8)  # one draw per value
     forms: ClassVar[tuple[str, ...]] = FORMS  # independent noise per value: any layout
     draws_laplace: ClassVar[bool] = True
     # DP-IR §4.3 releases whole numbers for whole-number attributes; iDP §4.1 only clips

@@ -17,6 +17,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from anonlab.cost import Cost
 from anonlab.datasets import Dataset
 from anonlab.guarantee import T_CLOSENESS, TIES, Guarantee
 from anonlab.methods.base import Method, Release, postprocess
@@ -60,6 +61,9 @@ class TCloseness(Method):
     numeric_only: ClassVar[bool] = True
     needs_roles: ClassVar[tuple[str, ...]] = ("quasi_identifier", "confidential")
     computes_emd: ClassVar[bool] = True  # whether the algorithm takes the ground distance
+    # MDAV-like clustering, n²/k distances (as :class:`~anonlab.methods.multivariate.Mdav`),
+    # then the EMD checks and merges or swaps
+    cost: ClassVar[Cost] = Cost("n^2/k*(m+20)", seconds=2.5e-10)
 
     #: what the algorithm's claim rests on (``None``: nothing beyond TCM's proofs)
     caveat: ClassVar[str | None] = None
@@ -133,6 +137,7 @@ class TCloseKFirst(TCloseness):
     label: ClassVar[str] = "Alg. 2 (k-anonymity first)"
     colour: ClassVar[str | None] = "#ff7f0e"  # orange
     algorithm: ClassVar[Algorithm] = staticmethod(tclose_kfirst)
+    cost: ClassVar[Cost] = Cost("n^2/k*(m+20)", seconds=3e-10)  # and its record swaps
 
 
 @dataclass(frozen=True)
@@ -151,6 +156,8 @@ class TCloseTFirst(TCloseness):
     colour: ClassVar[str | None] = "#393b79"  # indigo
     algorithm: ClassVar[Algorithm] = staticmethod(tclose_tfirst)
     computes_emd: ClassVar[bool] = False
+    # clusters of k' = max(k, ⌈n/(2(n − 1)t + 1)⌉) ≈ max(k, 1/(2t)) records (Expression 3)
+    cost: ClassVar[Cost] = Cost("n^2/max(k,1/(2*t))*(m+20)", seconds=1e-10)
 
 
 @dataclass(frozen=True)
@@ -162,3 +169,4 @@ class TCloseTFirstMerged(TCloseness):
     label: ClassVar[str] = "Alg. 3 + merging"
     colour: ClassVar[str | None] = "#bcbd22"  # olive
     algorithm: ClassVar[Algorithm] = staticmethod(tclose_tfirst_merged)
+    cost: ClassVar[Cost] = Cost("n^2/max(k,1/(2*t))*(m+20)", seconds=1.2e-10)

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anonlab.cost import LINEAR, Cost
 from anonlab.datasets import Attribute, Dataset
 from anonlab.release import Release
 from anonlab.validation import ParameterError, check_options
@@ -211,6 +212,9 @@ class AttributeMetric(_Options):
     #: released)``, per release
     reference: Callable[..., Any] | None = field(default=None, hash=False)
     against: Callable[[Any, np.ndarray], np.ndarray] | None = field(default=None, hash=False)
+    #: seconds of one value as the data grows (:class:`~anonlab.cost.Cost`), summed by the
+    #: plan stage
+    cost: Cost = field(default=LINEAR, compare=False)
     randomized = False  # per-attribute metrics are deterministic (see ReleaseMetric)
 
     def values(
@@ -319,6 +323,9 @@ class ReleaseMetric(_Options):
     #: deterministic method, so the runner repeats every cell for it, interleaved, and
     #: no single value is exact
     measured: bool = False
+    #: seconds of one value as the data grows (:class:`~anonlab.cost.Cost`), summed by the
+    #: plan stage
+    cost: Cost = field(default=LINEAR, compare=False)
 
     def of_release(
         self, view: Dataset, release: Release, rng: np.random.Generator | None = None

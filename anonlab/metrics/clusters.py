@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonlab.cost import Cost
 from anonlab.datasets import Dataset
 from anonlab.metrics.base import ReleaseMetric
 from anonlab.partition import UNITS, class_labels, largest_emd, smallest_cluster
@@ -102,6 +103,7 @@ CLUSTER_MIN = ReleaseMetric(
     "smallest cluster size",
     requires=("clusters",),
     label="Smallest cluster size",
+    cost=Cost("n", seconds=1e-8, fixed=5e-5),  # a count of the labels
 )
 CLUSTER_MEAN = ReleaseMetric(
     "cluster_mean",
@@ -109,6 +111,7 @@ CLUSTER_MEAN = ReleaseMetric(
     "mean cluster size",
     requires=("clusters",),
     label="Mean cluster size",
+    cost=Cost("n", seconds=1e-8, fixed=5e-5),  # a count of the labels
 )
 MAX_EMD = ReleaseMetric(
     "max_emd",
@@ -118,6 +121,7 @@ MAX_EMD = ReleaseMetric(
     option_choices={"ground": GROUNDS, "unit": UNITS},
     requires=("record_partition", "confidential"),
     label="Largest cluster EMD (t reached)",
+    cost=Cost("n*log(n)", seconds=4e-8),  # the clusters' sorted confidential values
 )
 SSE_TCM = ReleaseMetric(
     "sse_tcm",

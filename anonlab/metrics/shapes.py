@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonlab.cost import Cost
 from anonlab.datasets import Attribute
 from anonlab.metrics.base import AttributeMetric
 from anonlab.metrics.correlation import pearson
@@ -204,6 +205,7 @@ COLUMN_SHAPES = AttributeMetric(
     reference=shapes_reference,
     against=shapes_against,
     label="Column shapes (1 − KS, 1 − TVD)",
+    cost=Cost("n*log(n)*m", seconds=2e-8),  # each released column sorted
 )
 PAIR_TRENDS = AttributeMetric(
     "pair_trends",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import groupby
 from pathlib import Path
 from typing import Any
@@ -180,6 +180,8 @@ def plot_curves(table: pd.DataFrame, spec: FigureSpec) -> Figure:
     means = curve_bands(table, spec.metric, by_attribute)
     if means.empty:
         raise ParameterError(f"figure {spec.name!r}: no rows for metric {spec.metric!r}")
+    if spec.logy and not (means["value"] > 0).any():  # a log axis of zeros shows nothing
+        spec = replace(spec, logy=False)
 
     def values_of(column: str | None) -> list[Any]:
         if not column or column not in means:

@@ -22,7 +22,7 @@ from anonlab.metrics import get_attribute_metric, get_metric
 from anonlab.metrics.base import CONTROL_SHARES, control_split
 from anonlab.release import Release
 from anonlab.runner.checkpoint import ROW_KEY, Checkpoint
-from anonlab.runner.grid import DATASET_AXES, Cell
+from anonlab.runner.grid import Cell
 from anonlab.runner.pool import map_tasks
 from anonlab.runner.seeds import control_rng_for, held_out_rng_for, metric_rng_for, rng_for
 from anonlab.runner.validate import LOCAL, RunnerSpec
@@ -142,7 +142,7 @@ def run_batch(
     method, built_for = None, None
     for job in jobs:
         cell = job[1]
-        key = tuple(v for a, v in cell.params if a in DATASET_AXES)
+        key = cell.view_key
         if key not in views:
             views[key] = cell.view(dataset)
         if cell.id != built_for:

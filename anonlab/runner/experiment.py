@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from anonlab.cost import duration
 from anonlab.datasets import Dataset, load_dataset
 from anonlab.metrics import AttributeMetric, ReleaseMetric, get_metric
 from anonlab.plotting import FigureSpec
@@ -41,9 +42,16 @@ from anonlab.runner.fit import (
     named,
     retitled,
 )
-from anonlab.runner.grid import DATASET_AXES, Cell, expand_grid
+from anonlab.runner.grid import Cell, expand_grid
+from anonlab.runner.plan import cold_tables, table_seconds, workers_of
 from anonlab.runner.pool import map_tasks
-from anonlab.runner.store import git_commit, package_versions, write_json, write_table
+from anonlab.runner.store import (
+    finite_rows,
+    git_commit,
+    package_versions,
+    write_json,
+    write_table,
+)
 from anonlab.runner.validate import (
     RESULTS_FILE,
     Declared,
@@ -127,7 +135,7 @@ def check_metrics(
     by_name = {d.name: d for d in datasets}
     views: dict[tuple[Any, ...], Dataset] = {}
     for cell in cells:
-        key = (cell.dataset, *(v for a, v in cell.params if a in DATASET_AXES))
+        key = cell.view_key
         if key not in views:
             views[key] = cell.view(by_name[cell.dataset])
         method = cell.build()
@@ -452,14 +460,19 @@ def rebuild_results(experiment: Experiment) -> pd.DataFrame:
             tables.append(assemble(frame, planned, cells, dataset.name))
         table = pd.concat(tables, ignore_index=True)
         table.insert(0, "experiment", experiment.name)
+        table, _ = finite_rows(table)  # said when the run wrote it
         write_table(table, experiment.results_path)
     return table
 
 
-def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None) -> list[Path]:
+def render_experiment(
+    experiment: Experiment, table: pd.DataFrame | None = None, *, progress: bool = True
+) -> list[Path]:
     """Draw every figure and lay out every table of ``experiment`` from its stored results
     (``figures/*.png|pdf``, ``tables/*.csv|md``); a damaged results table is rebuilt from
-    the stored parts first (:func:`stored_results`)."""
+    the stored parts first (:func:`stored_results`). With ``progress``, a table computed
+    now for the cache (:func:`~anonlab.runner.plan.cold_tables`) is announced with its
+    estimated time before it starts."""
     if table is None:
         table = stored_results(experiment)
     directory = experiment.out_dir / "figures"
@@ -477,7 +490,16 @@ def render_experiment(experiment: Experiment, table: pd.DataFrame | None = None)
         p for i in range(len(figures)) if not isinstance(drawn[i], str) for p in drawn[i]
     ]
     cache = check_cache_dir(experiment.config.get(CACHE_KEY))
+    cold = dict(cold_tables(experiment)) if progress else {}
     for name, builder in experiment.tables:
+        if name in cold:  # minutes, after the grid's bar: said before it starts
+            seconds = table_seconds(builder)
+            about = (
+                ""
+                if seconds is None
+                else f"about {duration(seconds / workers_of(experiment.n_jobs))}; "
+            )
+            note(f"table {name}: computing ({about}cached for later runs in {cache})")
         if data_independent(builder):  # the same on any data: once per code version
             laid_out, said = cached_table(
                 name,
@@ -549,6 +571,9 @@ def run_grid(
                 raise Interrupted(stored, sum(totals), experiment.out_dir) from None
         table = pd.concat(tables, ignore_index=True)
     table.insert(0, "experiment", experiment.name)
+    table, notes = finite_rows(table)
+    for said in notes:
+        note(said)
     return table
 
 
@@ -615,5 +640,5 @@ def run_experiment(
             },
             experiment.out_dir / RUN_FILE,
         )
-        render_experiment(experiment, pd.read_parquet(experiment.results_path))
+        render_experiment(experiment, pd.read_parquet(experiment.results_path), progress=progress)
     return table

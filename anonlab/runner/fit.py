@@ -158,7 +158,10 @@ def fit_methods(
     for method in methods:  # what the method cannot do at all comes first
         try:
             for dataset in datasets:
-                expand([method], dataset)
+                cells = expand([method], dataset)
+                if explicit:  # named for these attributes: never silently fewer of them
+                    for cell in cells:
+                        cell.build().check(cell.declared_view(dataset))
         except ParameterError as error:
             if explicit:
                 raise
@@ -182,6 +185,17 @@ def fit_methods(
         raise ParameterError(
             "no method can run on this data: " + "; ".join(notes) if notes else "methods is empty"
         )
+    for method in kept:  # Cell.view gives them the numerical attributes
+        if not method_class(split_variant(method)[0]).numeric_only:
+            continue
+        for dataset in datasets:
+            text = [a.name for a in dataset.protected_attributes if a.categorical]
+            if text and len(text) < len(dataset.protected):
+                notes.append(
+                    f"method {method!r} runs on the numerical attributes of {dataset.name!r} "
+                    f"only: it takes no categorical one, so {text} are released unchanged "
+                    "by it and its metrics average over the numerical attributes"
+                )
     return tuple(kept), notes
 
 

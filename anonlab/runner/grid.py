@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from anonlab.datasets import Dataset
@@ -39,13 +39,39 @@ class Cell:
             self.method, {k: v for k, v in self.params if k not in DATASET_AXES}, dict(self.options)
         )
 
-    def view(self, dataset: Dataset) -> Dataset:
-        """The data set as this cell protects it: domains [0, α·max] if ``alpha`` is set
+    @property
+    def view_key(self) -> tuple[Any, ...]:
+        """What decides :meth:`view`: the data set, its axes' values, and whether the
+        method takes numerical attributes only."""
+        numeric = method_class(split_variant(self.method)[0]).numeric_only
+        return (self.dataset, *(v for a, v in self.params if a in DATASET_AXES), numeric)
+
+    def declared_view(self, dataset: Dataset) -> Dataset:
+        """The data set as the grid declares it: domains [0, α·max] if ``alpha`` is set
         (iDP §4.1), the first ``m`` attributes if ``m`` is set (DP-IR §4.2)."""
         params = self.param_dict
         if "alpha" in params:
             dataset = dataset.with_alpha(params["alpha"])
         return dataset.protect_first(params["m"]) if "m" in params else dataset
+
+    def view(self, dataset: Dataset) -> Dataset:
+        """The data set as this cell protects it: :meth:`declared_view`, and for a method
+        of numerical attributes only, the numerical ones among them when there are
+        categorical ones too (:func:`numerical_part`)."""
+        view = self.declared_view(dataset)
+        if method_class(split_variant(self.method)[0]).numeric_only:
+            return numerical_part(view)
+        return view
+
+
+def numerical_part(view: Dataset) -> Dataset:
+    """``view`` protecting only its numerical attributes, when it protects categorical
+    ones too (a method of numerical attributes runs on them, the others are released
+    unchanged); unchanged when it protects only one kind."""
+    numeric = tuple(a.name for a in view.protected_attributes if not a.categorical)
+    if not numeric or len(numeric) == len(view.protected):
+        return view
+    return replace(view, protected=numeric)
 
 
 def check_grid(grid: Mapping[str, Sequence[Any]], dataset: Dataset) -> dict[str, list[Any]]:

@@ -11,6 +11,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from anonlab.io import write_atomic
@@ -28,6 +29,28 @@ PACKAGES = (
     "pyarrow",
     "tqdm",
 )
+
+
+def finite_rows(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """``table`` without the rows whose ``value`` is not a finite number (an overflow, a
+    division by zero: nothing a figure or a verdict can use), and a note per metric and
+    method saying how many were left out."""
+    values = pd.to_numeric(table["value"], errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(values)
+    if not bad.any():
+        return table, []
+    notes = []
+    dropped = table[bad].assign(_inf=np.isinf(values[bad]))
+    for (metric, method), rows in dropped.groupby(["metric", "method"], sort=False):
+        kinds = " or ".join(
+            k for k, hit in (("inf", rows["_inf"].any()), ("NaN", (~rows["_inf"]).any())) if hit
+        )
+        total = int(((table["metric"] == metric) & (table["method"] == method)).sum())
+        notes.append(
+            f"metric {metric!r} of method {method!r} is {kinds} in {len(rows)} of {total} "
+            "rows (an overflow or an undefined value): left out of the results"
+        )
+    return table[~bad].reset_index(drop=True), notes
 
 
 def write_table(frame: pd.DataFrame, target: Path) -> Path:

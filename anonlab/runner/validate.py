@@ -60,6 +60,10 @@ AUTO = "auto"
 INAPPLICABLE = ("error", "skip")
 RUNNERS = ("local", "dask")
 RESULTS_FILE = "results.parquet"
+#: config ``max_hours``: the longest a run may be estimated to take
+#: (:mod:`anonlab.runner.plan`) before it is refused; a user raises it for a longer run
+MAX_HOURS_KEY = "max_hours"
+DEFAULT_MAX_HOURS = 24.0
 #: ``<method>/<form>``: a method released in another form (as :mod:`anonlab.methods` reads
 #: it, without importing it)
 VARIANT_SEPARATOR = "/"
@@ -257,6 +261,7 @@ class Declared:
     out_dir: Path
     runner: RunnerSpec
     notes: tuple[str, ...] = ()
+    max_hours: float = DEFAULT_MAX_HOURS  # the plan stage refuses a run estimated above
 
     @property
     def results_path(self) -> Path:
@@ -326,6 +331,22 @@ def check_same_ground(
                 f"{ground!r}: a run's t-closeness methods and its EMD metric must use the "
                 "same ground distance; set both"
             )
+
+
+def check_max_hours(value: Any) -> float:
+    """``max_hours`` (hours a run may be estimated to take) as a float: a number > 0
+    (``inf`` lifts the limit); else one :class:`ParameterError` naming it."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or math.isnan(value)
+        or value <= 0
+    ):
+        raise ParameterError(
+            f"{MAX_HOURS_KEY} must be a number of hours > 0 (the longest a run may be "
+            f"estimated to take, e.g. {MAX_HOURS_KEY}=48), got {value!r}"
+        )
+    return float(value)
 
 
 def check_alpha(value: Any, name: str) -> float:
@@ -513,6 +534,11 @@ def figure_axes(
     ]
     if x is not None and x not in grid:
         raise ParameterError(f"figure_x={x!r} is not a grid axis {sorted(grid)}")
+    if x is not None and x not in swept:  # one value: every curve a single point
+        raise ParameterError(
+            f"figure_x={x!r} has one value {list(grid[x])}: a figure needs an axis with "
+            f"several (grid.{x}=[…]); the swept axes are {swept}"
+        )
     if x is None:
         if not swept:
             raise ParameterError(
@@ -632,6 +658,7 @@ def validate(config: Mapping[str, Any]) -> Declared:
             "n_jobs must be a positive number of workers or negative (all cores), got 0"
         )
     n_jobs, n_jobs_note = cap_n_jobs(n_jobs)
+    max_hours = check_max_hours(config.get(MAX_HOURS_KEY, DEFAULT_MAX_HOURS))
     parts = components()
     metrics = names(config.get("metrics"), "metrics")
     by_attribute = names(config.get("metrics_by_attribute"), "metrics_by_attribute")
@@ -703,4 +730,5 @@ def validate(config: Mapping[str, Any]) -> Declared:
         out_dir=out_dir,
         runner=runner,
         notes=tuple(n for n in (n_jobs_note, *notes) if n),
+        max_hours=max_hours,
     )
