@@ -737,12 +737,15 @@ class Protector(TransformerMixin, BaseEstimator):
         its own with the total given (made once, kept as ``accountant_``)."""
         if self.accountant is None or isinstance(self.accountant, BudgetAccountant):
             return self.accountant
+        try:
+            total = BudgetAccountant(self.accountant).epsilon
+        except ParameterError as error:  # in this interface's words
+            message = f"accountant: {error}".replace("epsilon", "a total ε")
+            raise ParameterError(message) from None
         if not isinstance(getattr(self, "accountant_", None), BudgetAccountant):
-            try:
-                self.accountant_ = BudgetAccountant(self.accountant)
-            except ParameterError as error:  # in this interface's words
-                message = f"accountant: {error}".replace("epsilon", "a total ε")
-                raise ParameterError(message) from None
+            self.accountant_ = BudgetAccountant(total)
+        # set_params(accountant=…) changes the total of the same ledger: what was spent stays
+        self.accountant_.epsilon = total
         return self.accountant_
 
     def fit(self, X: pd.DataFrame, y: Any = None) -> Protector:

@@ -99,6 +99,8 @@ def test_a_protector_with_a_total_refuses_the_third_release_before_any_draw(monk
         protector.transform(frame)
     assert len(made) == 2  # the refused release made no generator, so drew nothing
     assert protector.accountant_.spent == 2.0
+    protector.set_params(accountant=3.0)  # a larger total for the same ledger
+    assert protector.transform(frame).attrs["guarantee"]["spent"] == 3.0
 
 
 def test_an_accountant_keeps_one_data_set_and_its_parts_compose_in_parallel():
