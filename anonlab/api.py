@@ -346,6 +346,10 @@ def protect(
     """
     generator = _check_seed(seed, generator)
     check_accountant(accountant)
+    if part is not None and accountant is None:
+        raise ParameterError("part names a part of the data for an accountant: give one")
+    if part is not None and not isinstance(part, str):
+        raise ParameterError(f"part must be a name (str) or None, got {part!r}")
     released_by = _method(method, params)
     chosen = _columns(frame, columns, hierarchies=hierarchies)
     _check_bounds(released_by, frame, chosen, domains, hierarchies)
@@ -362,8 +366,6 @@ def protect(
     spent = None
     if accountant is not None:
         spent = _charge(accountant, released_by, dataset, frame, part, seeded=seed is not None)
-    elif part is not None:
-        raise ParameterError("part names a part of the data for an accountant: give one")
     release = released_by.release(
         dataset, make_generator(generator, seed), seeded=seed is not None, strict_bounds=True
     )
