@@ -9,6 +9,8 @@
 - ``confirmatory_seed``: the master seed of the confirmatory run, never used before it
   (``anonlab run +experiment=… stage=confirmatory`` runs with it, into
   ``<results_dir>/confirmatory/``);
+- ``earlier``: the registrations it replaced, kept on record (digest, seed, date, the
+  commit whose ``conf/`` holds their claims, and why), each seed retired;
 - ``plan``: the group-sequential plan for claims left within noise, the looks (multiples
   of each experiment's repetitions) and the share of α spent at each
   (:mod:`anonlab.report.claims.stats`).
@@ -35,6 +37,7 @@ from anonlab.config import (
     CONFIRMATORY_SEED_KEY,
     EXPLORATORY,
     OVERRIDES_KEY,
+    PAPER_PROFILE,
     STAGES,
 )
 from anonlab.provenance import PAPER, custom_overrides, override_key, provenance
@@ -102,6 +105,15 @@ def load(conf_dir: Path = CONF_DIR) -> Preregistration:
         raise _fail(
             f"plan.alpha_spent must give each look a share > 0, summing to at most 1, got {spent!r}"
         )
+    for i, earlier in enumerate(raw.get("earlier") or ()):
+        where = f"earlier[{i}]"
+        if not isinstance(earlier, Mapping) or not isinstance(earlier.get("commit"), str):
+            raise _fail(f"{where} must record the commit whose conf/ holds its claims")
+        old = earlier.get("claims_sha256")
+        if not isinstance(old, str) or len(old) != 64:
+            raise _fail(f"{where}.claims_sha256 must be a SHA-256 hex digest, got {old!r}")
+        if earlier.get("confirmatory_seed") == seed:
+            raise _fail(f"{where}.confirmatory_seed is the current seed {seed}: draw a fresh one")
     return Preregistration(
         digest,
         seed,
@@ -112,9 +124,9 @@ def load(conf_dir: Path = CONF_DIR) -> Preregistration:
 
 def staged(config: Mapping[str, Any], conf_dir: Path = CONF_DIR) -> dict[str, Any]:
     """``config`` ready for its ``stage``: unchanged when exploratory; when confirmatory,
-    checked (no ``seed=`` override, no custom override: it confirms the paper's runs) and
-    given the pre-registered ``confirmatory_seed``, which the runner requires of a
-    confirmatory config."""
+    checked (no ``seed=`` override, no custom override: it confirms the paper's runs; the
+    paper profile and its repetitions, :func:`_check_reps`) and given the pre-registered
+    ``confirmatory_seed``, which the runner requires of a confirmatory config."""
     stage = str(config.get("stage") or EXPLORATORY)
     if stage != CONFIRMATORY:
         return dict(config)
@@ -130,8 +142,35 @@ def staged(config: Mapping[str, Any], conf_dir: Path = CONF_DIR) -> dict[str, An
             "stage=confirmatory confirms the paper's runs; these overrides "
             f"make the run custom: {custom_overrides(overrides)}"
         )
+    _check_reps(config, overrides, conf_dir)
     seed = load(conf_dir).confirmatory_seed
     return {**config, "seed": seed, CONFIRMATORY_SEED_KEY: seed}
+
+
+def _check_reps(config: Mapping[str, Any], overrides: Sequence[str], conf_dir: Path) -> None:
+    """A confirmatory run takes its experiment's paper profile and repetitions, which the
+    plan's looks multiply: one :class:`ParameterError` naming the parameter, its value and
+    the repetitions pre-registered otherwise."""
+    import anonlab.catalog as catalog
+
+    name = str((config.get("experiment") or {}).get("name") or "?")
+    entry = next((e for e in catalog.experiments(conf_dir) if e.name == name), None)
+    paper_reps = entry.reps.get(PAPER_PROFILE) if entry is not None else None
+    plan = f"(conf/{FILE} plan)"
+    uses = (
+        f"the pre-registered {paper_reps} repetitions of {name}"
+        if paper_reps is not None
+        else f"the repetitions {name} declares"
+    )
+    profile = str(config.get("profile") or PAPER_PROFILE)
+    if profile != PAPER_PROFILE:
+        raise ParameterError(
+            f"profile={profile}: a confirmatory run uses the paper profile and {uses} {plan}"
+        )
+    reps = config.get("reps")
+    given = any(override_key(o) == "reps" for o in overrides)
+    if (paper_reps is not None and reps != paper_reps) or (paper_reps is None and given):
+        raise ParameterError(f"reps={reps}: a confirmatory run uses {uses} {plan}")
 
 
 def _canonical(value: Any) -> str:

@@ -539,3 +539,39 @@ def test_a_ratio_whose_interval_overflows_is_within_noise_not_an_error():
     with spending(0.01):  # a late look's level: the interval spans hundreds of e-folds
         result = evaluate_claim(claim, table(rows, reps=2))
     assert result.status == WITHIN_NOISE and "∞" in result.ours
+
+
+# --- the points a verdict shows: the largest deviation first ---------------------------------
+
+
+def test_the_worst_ordering_point_is_the_largest_reversal_exact_or_noisy():
+    # k=2: a 3 % reversal, first in table order; k=5: ×2.39, the largest
+    rows = curve("a", {2: 1.0, 5: 2.39, 8: 0.5}) + curve("b", {2: 0.97, 5: 1.0, 8: 1.0})
+    exact = evaluate_claim(parse_claim(claim("ordering", lower="a", higher="b")), table(rows, 4, 0))
+    assert exact.status == CONTRADICTED and "worst at k=5: 2.39 vs 1" in exact.ours
+    # noisy: the small reversal is the most certain (smallest t), the large one still leads
+    noisy = [{**r, "sd": 0.001 if r["k"] == 2 else 0.2} for r in rows]
+    result = evaluate_claim(parse_claim(claim("ordering", lower="a", higher="b")), table(noisy, 10))
+    assert result.status == CONTRADICTED and "worst at k=5" in result.ours
+    # a factor ordering: lower · factor against higher on the log scale
+    factor = claim("ordering", lower="b", higher="a", factor=2.0, tolerance_note="t")
+    result = evaluate_claim(parse_claim(factor), table(rows, 4, 0))
+    assert "worst at k=8" in result.ours
+
+
+def test_ratio_and_monotone_show_the_largest_deviations_first():
+    rows = curve("a", {2: 1.1, 5: 1.6, 8: 4.0}) + curve("b", {2: 1.0, 5: 1.0, 8: 1.0})
+    raw = claim("ratio", numerator="a", denominator="b", within=1.2, tolerance_note="t")
+    ours = evaluate_claim(parse_claim(raw), table(rows, 4, 0)).ours
+    assert ours.index("k=8") < ours.index("k=5"), ours
+    # two curves that fall: by 5 % first in table order, by half second
+    rows = curve("m", {2: 1.0, 5: 0.95}, epsilon=1.0) + curve("m", {2: 1.0, 5: 0.5}, epsilon=2.0)
+    raw = claim("monotone", method="m", direction="increasing")
+    ours = evaluate_claim(parse_claim(raw), table(rows, 4, 0)).ours
+    assert ours.index("ε=2") < ours.index("ε=1"), ours
+
+
+def test_bound_shows_the_point_farthest_from_an_equality():
+    rows = curve("m", {2: 0.5, 5: 1.0, 8: 2.5})
+    raw = claim("bound", method="m", op="==", value=1.0)
+    assert "worst at k=8" in evaluate_claim(parse_claim(raw), table(rows, 4, 0)).ours

@@ -4,6 +4,10 @@ group-sequential plan keeps the false "reproduced" rate within 2.5 % over all it
 
 from __future__ import annotations
 
+import re
+import subprocess
+from pathlib import Path
+
 import numpy as np
 import pytest
 import yaml
@@ -33,13 +37,26 @@ def test_the_claims_are_the_frozen_ones():
     )
 
 
-def test_each_refreeze_changed_no_claim():
-    """Every earlier digest is today's claims written the way they were then."""
+def test_each_earlier_registration_is_on_record(tmp_path):
+    """Every earlier registration's digest is its commit's claims (and each of its
+    refreezes the same claims written the way they were then), its seed is retired."""
     raw = yaml.safe_load((CONF_DIR / preregistration.FILE).read_text(encoding="utf-8"))
-    assert raw["refrozen"]
-    for entry in raw["refrozen"]:
-        prefix = entry["source_prefix"]
-        assert preregistration.claims_digest(source_prefix=prefix) == entry["previous"]
+    current = preregistration.load()
+    assert raw["earlier"]
+    for entry in raw["earlier"]:
+        assert entry["confirmatory_seed"] not in (current.confirmatory_seed, 20161101)
+        root = Path(__file__).resolve().parents[1]
+        archive = subprocess.run(
+            ["git", "archive", entry["commit"], "conf"], cwd=root, capture_output=True
+        )
+        if archive.returncode != 0:  # a checkout without history (an sdist, a shallow clone)
+            pytest.skip(f"commit {entry['commit'][:10]} is not in this checkout")
+        subprocess.run(["tar", "-x", "-C", str(tmp_path)], input=archive.stdout, check=True)
+        conf = tmp_path / "conf"
+        assert preregistration.claims_digest(conf) == entry["claims_sha256"]
+        for refrozen in entry.get("refrozen") or ():
+            digest = preregistration.claims_digest(conf, source_prefix=refrozen["source_prefix"])
+            assert digest == refrozen["previous"]
 
 
 def test_explanations_do_not_change_a_claims_digest_but_tolerances_do():
@@ -78,6 +95,29 @@ def test_a_confirmatory_run_refuses_other_seeds_and_custom_grids(compose_config,
     config = compose_config("+experiment=census_ir", "stage=confirmatory", override)
     with pytest.raises(ParameterError, match=message):
         preregistration.staged(config)
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        (
+            "reps=1",
+            "reps=1: a confirmatory run uses the pre-registered 10 repetitions of census_ir "
+            "(conf/preregistration.yaml plan)",
+        ),
+        ("profile=quick", "profile=quick: a confirmatory run uses the paper profile and the"),
+    ],
+)
+def test_a_confirmatory_run_refuses_fewer_repetitions_than_preregistered(
+    compose_config, override, message
+):
+    config = compose_config("+experiment=census_ir", "stage=confirmatory", override)
+    with pytest.raises(ParameterError, match=re.escape(message)):
+        preregistration.staged(config)
+    staged = preregistration.staged(
+        compose_config("+experiment=census_ir", "stage=confirmatory", "reps=10")
+    )
+    assert staged["reps"] == 10  # the pre-registered number, stated, is accepted
 
 
 def test_the_engine_refuses_a_confirmatory_run_not_on_the_preregistered_seed(compose_config):

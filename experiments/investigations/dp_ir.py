@@ -312,8 +312,8 @@ def fig2_re_nearly_constant() -> str:
     "dp_ir_fig3_prior_below_small_eps_re_m13", "dp_ir_fig3_prior_below_small_eps_jsd_m13"
 )
 def fig3_prior_below_small_eps() -> str:
-    """DP-IR's two noise scales for m = 13, k ≥ 84, and the RE of both methods (and of
-    their microaggregations alone) at ε = 0.1 and 1."""
+    """DP-IR's two noise scales for m = 13, k ≥ 84, and the RE and the JSD of both methods
+    (and of their microaggregations alone) at ε = 0.1 and 1."""
     start = time.perf_counter()
     ks = list(range(84, 101))
     ratio = [(CENSUS_N / k) / 13 for k in ks]
@@ -342,21 +342,24 @@ def fig3_prior_below_small_eps() -> str:
             "grid.epsilon=[0.1,1.0]",
             "grid.m=[13]",
             "reps=10",
-            "metrics=[re]",
+            "metrics=[re,jsd]",
             "methods=[ir,imdav,ir_laplace,imdav_laplace]",
         ],
     )
-    noisy = table[table["epsilon"].notna()]
-    means = _means(noisy, ["epsilon", "method"])
-    means["ours / [17] (claim >= 1)"] = means["ir_laplace"] / means["imdav_laplace"]
-    alone = _means(table[table["epsilon"].isna()], ["k", "method"]).mean()
-    means["IR alone"], means["IMDAV alone"] = alone["ir"], alone["imdav"]
+    blocks = []
+    for metric in ("re", "jsd"):
+        rows = table[table["metric"] == metric]
+        means = _means(rows[rows["epsilon"].notna()], ["epsilon", "method"])
+        means["ours / [17] (claim >= 1.1)"] = means["ir_laplace"] / means["imdav_laplace"]
+        alone = _means(rows[rows["epsilon"].isna()], ["k", "method"]).mean()
+        means["IR alone"], means["IMDAV alone"] = alone["ir"], alone["imdav"]
+        blocks.append(f"{metric.upper()}:\n" + means.to_string(float_format="%.4g"))
     return (
         "DP-IR's scales (§4.4), Census n = 1,080, m = 13:\n\n"
         + formula.to_string(index=False, float_format="%.3g")
         + "\n\n"
-        f"RE, mean over k ∈ {{84, 88, 92, 96, 100}}, 10 repetitions, seed {SEED} "
-        f"{_elapsed(start)}:\n\n" + means.to_string(float_format="%.4g") + "\n\n"
+        f"RE and JSD, mean over k ∈ {{84, 88, 92, 96, 100}}, 10 repetitions, seed {SEED} "
+        f"{_elapsed(start)}:\n\n" + "\n\n".join(blocks) + "\n\n"
         "Cause: paper_inconsistency. The paper's own scales leave [17] at most 17 % less "
         "noise than IR + Laplace over k = 84..100 (9 % on average, none at k = 84). At "
         "ε = 0.1 both scales exceed the domain width (1.3-1.5 Δ ours), so with the "
@@ -366,8 +369,10 @@ def fig3_prior_below_small_eps() -> str:
         "the paper itself calls 'substantial … for large m' (IMDAV alone has several "
         "times IR's RE here), so [17] stays behind in RE (ratio about 0.9). A "
         "'noticeable reduction of information loss' by [17] at ε = 0.1 and 1 does not "
-        "follow from the paper's formula and clipping (nor a 10 % one in JSD, the same "
-        "noise edge acting on the histograms); the size of the ε = 1 gap depends "
+        "follow from the paper's formula and clipping. In JSD (the twin claim) the same "
+        "noise edge acting on the histograms leaves ours / [17] at about 1.01 at ε = 0.1 "
+        "(both saturated) and 1.04 at ε = 1: [17] is lower, by less than the 10 % a "
+        "'noticeable' reduction asks. The size of the ε = 1 gaps depends "
         "on our insensitive-MDAV order (a stand-in for [17]'s, docs/reproduction-notes.md "
         "#insensitive-microaggregation)."
     )

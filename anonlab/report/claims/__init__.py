@@ -23,18 +23,30 @@ metric (a variance change averaged signed over the repetitions, as one reading o
 Table 1 has it).
 
 Each verdict is ``reproduced``, ``contradicted``, ``within noise`` (with the repetitions
-that would decide it) or ``not checkable``, by the rule of :mod:`.stats`. A claim may
+that would decide it, and inside :func:`.stats.next_look` the chance that look decides it)
+or ``not checkable``, by the rule of :mod:`.stats`. A kind's ``evaluate`` returns the
+verdict, our numbers, the repetitions, and where it tallies points that chance. A claim may
 declare a ``known_departure`` (``cause``: one of
 :data:`~anonlab.report.claims.model.DEPARTURE_CAUSES`, its ``evidence`` and the ``command``
 that shows it), which the report shows beside a contradiction, and ``sanity``: why the
 statement holds by construction of the implementation (e.g. two methods that are one at
 m = 1); the report lists such checks apart and counts them as no finding about the paper.
+
+``phrases`` names the recurring wordings of the quote the claim encodes, from the phrase
+table ``conf/phrases.yaml`` (:mod:`.phrases`: one encoding per wording, e.g. "for k > N"
+as every k >= N + 1, "similar" as equivalence within ×2 for an error), a list of names or a
+mapping name → parameter (``{for_k_above: 20}``); ``phrases_elsewhere`` those that belong
+to another part of the sentence, encoded by another claim. A declared wording whose
+encoding the claim's fields contradict is a :class:`ClaimError` naming the field.
+Claims of sameness are equivalence tests that can be contradicted: ``ratio`` with
+``within`` (TOST) and ``monotone`` with ``margin`` (a move beyond a stated minimum).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
@@ -48,6 +60,7 @@ from anonlab.report.claims import (
     growth,
     monotone,
     ordering,
+    phrases,
     privacy,
     ratio,
 )
@@ -176,7 +189,7 @@ def parse_claim(raw: Mapping[str, Any], position: int = 0) -> Claim:
             f"is missing: say why the tolerance ({used[0]}) is what the paper's wording supports",
         )
     params = KINDS[kind].parse(c)
-    return Claim(
+    claim = Claim(
         claim_id,
         paper,
         section,
@@ -195,6 +208,7 @@ def parse_claim(raw: Mapping[str, Any], position: int = 0) -> Claim:
         magnitude,
         c.text("sanity", required=False),
     )
+    return replace(claim, phrases=phrases.check(c, claim))
 
 
 def parse_claims(raw: Sequence[Mapping[str, Any]] | None) -> list[Claim]:
@@ -257,10 +271,11 @@ def evaluate_claim(claim: Claim, table: pd.DataFrame | ResultsTable) -> ClaimRes
     """Judge one claim against a results table."""
     data = table if isinstance(table, ResultsTable) else ResultsTable(table)
     try:
-        status, ours, reps = KINDS[claim.kind].evaluate(claim, data)
+        # (status, ours, reps), and for the kinds that tally points the chance to decide
+        status, ours, reps, *chance = KINDS[claim.kind].evaluate(claim, data)
     except NotCheckable as reason:
-        status, ours, reps = NOT_CHECKABLE, str(reason), None
-    return ClaimResult.of(claim, status, ours, reps)
+        status, ours, reps, chance = NOT_CHECKABLE, str(reason), None, []
+    return ClaimResult.of(claim, status, ours, reps, chance[0] if chance else None)
 
 
 def evaluate_claims(

@@ -79,7 +79,7 @@ def parse(c: Checker) -> dict[str, Any]:
     }
 
 
-def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
+def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None, float | None]:
     p = claim.params
     frame = p["function"](data.table, **p["args"])
     for axis, value in claim.where.items():
@@ -168,4 +168,4 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
             for i in misses[:2]
         ]
         text += "; misses e.g. " + "; ".join(examples)
-    return status, text + f" ({need_text(claim)})", result.reps
+    return status, text + f" ({need_text(claim)})", result.reps, result.chance

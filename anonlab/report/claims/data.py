@@ -1,5 +1,7 @@
 """The results a claim reads: per grid point, the mean over repetitions with its standard
-error, selected, joined and grouped along an axis."""
+error, selected, joined and grouped along an axis; on the log scale (the means of the logs
+of the repetitions) for a run time or right-skewed repetitions, by the rule of
+:mod:`anonlab.report.claims.stats`."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from anonlab.report.claims.model import (
     axis_label,
     where_text,
 )
-from anonlab.report.claims.stats import Quantity
+from anonlab.report.claims.stats import Quantity, Scale
 from anonlab.validation import ParameterError
 
 NON_AXES = {"experiment", "method", "value", "se", "df", "n"}
@@ -47,18 +49,32 @@ def _exact_when_run_once(method: str, metric: str) -> bool:
     return not randomized
 
 
+@cache
+def _measured(metric: str) -> bool:
+    """Whether ``metric`` is a measurement of the machine (a run time)."""
+    from anonlab.metrics import get_metric
+
+    try:
+        return bool(get_metric(metric).measured)
+    except ParameterError:
+        return False
+
+
 class ResultsTable:
     """Point statistics of one results table, cached per (metric, by_attribute).
 
     :meth:`points` has, per method and parameters, the mean over repetitions (``value``),
     its standard error ``se`` (0 for a deterministic method and metric run once; NaN for a
-    randomised one run once), degrees of freedom ``df`` and repetitions ``n``.
+    randomised one run once), degrees of freedom ``df`` and repetitions ``n``: of the
+    repetitions' logs where :meth:`scale` says the table is on the log scale.
     """
 
     def __init__(self, table: pd.DataFrame, tables_dir: Path | None = None) -> None:
         self.table = table
         self.tables_dir = tables_dir
-        self._points: dict[tuple[str, bool], pd.DataFrame] = {}
+        self._points: dict[tuple[str, bool, bool], pd.DataFrame] = {}
+        self._summaries: dict[tuple[str, bool, bool], pd.DataFrame] = {}
+        self._scales: dict[tuple[str, bool], Scale] = {}
         self._stored: dict[str, pd.DataFrame | None] = {}
 
     def stored(self, name: str) -> pd.DataFrame | None:
@@ -69,27 +85,80 @@ class ResultsTable:
             self._stored[name] = pd.read_csv(path) if path is not None and path.is_file() else None
         return self._stored[name]
 
-    def points_of(self, claim: Claim) -> pd.DataFrame:
-        """The points a claim reads: its metric, per attribute or not, and as the size
-        |mean| of a signed metric when the claim says ``magnitude: true``."""
-        points = self.points(claim.metric, claim.by_attribute)
-        return points.assign(value=points["value"].abs()) if claim.magnitude else points
+    def points_of(self, claim: Claim, *, raw: bool = False) -> pd.DataFrame:
+        """The points a claim reads: its metric, per attribute or not, on the table's scale
+        (``raw``: the raw scale whatever it is), and as the size |mean| of a signed metric
+        when the claim says ``magnitude: true`` (a log-scale metric is positive)."""
+        points = self.points(claim.metric, claim.by_attribute, log=False if raw else None)
+        if claim.magnitude and not points.attrs["scale"].log:
+            points = points.assign(value=points["value"].abs())
+        return points
 
-    def points(self, metric: str, by_attribute: bool) -> pd.DataFrame:
+    def scale_of(self, claim: Claim) -> Scale:
+        """The scale of the claim's metric's table (:meth:`scale`)."""
+        return self.scale(claim.metric, claim.by_attribute)
+
+    def scale(self, metric: str, by_attribute: bool) -> Scale:
+        """The scale the table's points are judged on, by the rule of
+        :mod:`anonlab.report.claims.stats` over all its points: log where every repetition
+        is positive and the metric is a run time or its repetitions are right-skewed."""
         key = (metric, by_attribute)
-        if key not in self._points:
+        if key not in self._scales:
+            summary = self._summary(metric, by_attribute, False)
+            skew = self.point_skewness(metric, by_attribute)
+            minimum = summary["min"].dropna()
+            self._scales[key] = Scale.decide(
+                skew["g1"].to_numpy(dtype=float),
+                skew["n"].to_numpy(dtype=float),
+                positive=bool(len(minimum) and (minimum > 0).all()),
+                measured=_measured(metric),
+            )
+        return self._scales[key]
+
+    def point_skewness(self, metric: str, by_attribute: bool) -> pd.DataFrame:
+        """Per point (method and parameters): the sample skewness ``g1`` = m₃/m₂^{3/2} of its
+        repetitions and their number ``n`` (``g1`` NaN below 3 or without a spread)."""
+        summary = self._summary(metric, by_attribute, False)
+        n = summary["count"].to_numpy(dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # pandas' skew is the adjusted G₁ = g₁ √(n(n − 1)) / (n − 2)
+            g1 = summary["skew"].to_numpy(dtype=float) * (n - 2) / np.sqrt(n * (n - 1))
+        g1[~(summary["std"].to_numpy(dtype=float) > 0)] = np.nan
+        keys = [c for c in summary.columns if c not in ("mean", "std", "count", "min", "skew")]
+        return summary[keys].assign(g1=g1, n=n)
+
+    def _summary(self, metric: str, by_attribute: bool, log: bool) -> pd.DataFrame:
+        """Per point: mean, std, count, min and skew of the repetitions (or of their logs)."""
+        key = (metric, by_attribute, log)
+        if key not in self._summaries:
             table = self.table
             if not (table["metric"] == metric).any():
                 raise NotCheckable(f"metric {metric!r} is not in the results")
-            points = (
+            if log:
+                table = table[table["metric"] == metric]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    table = table.assign(value=np.log(table["value"].where(table["value"] > 0)))
+            summary = (
                 point_values(table, metric, by_attribute)
-                .agg(["mean", "std", "count"])
+                .agg(["mean", "std", "count", "min", "skew"])
                 .reset_index()
             )
-            if points.empty:
+            if summary.empty:
                 raise NotCheckable(
                     f"no {'per-attribute ' if by_attribute else ''}rows of metric {metric!r}"
                 )
+            self._summaries[key] = summary
+        return self._summaries[key]
+
+    def points(self, metric: str, by_attribute: bool, *, log: bool | None = None) -> pd.DataFrame:
+        """The points of a metric on the table's :meth:`scale` (``log``: True or False forces
+        one, as a calibration does); ``attrs["scale"]`` holds the :class:`Scale`."""
+        scale = self.scale(metric, by_attribute)
+        if log is not None and log != scale.log:
+            scale = Scale(True, "forced") if log else Scale()
+        key = (metric, by_attribute, scale.log)
+        if key not in self._points:
+            points = self._summary(metric, by_attribute, scale.log)
             n = points["count"].to_numpy(dtype=float)
             se = points["std"].to_numpy(dtype=float) / np.sqrt(n)
             once = n == 1
@@ -99,10 +168,14 @@ class ResultsTable:
             )
             se[np.flatnonzero(once)] = np.where(exact, 0.0, np.nan)
             se[~once & (points["std"].to_numpy(dtype=float) == 0)] = 0.0
-            points = points.drop(columns=["std", "count"]).rename(columns={"mean": "value"})
+            points = points.drop(columns=["std", "count", "min", "skew"]).rename(
+                columns={"mean": "value"}
+            )
             points["se"], points["df"], points["n"] = se, np.where(se == 0, np.inf, n - 1), n
             self._points[key] = points
-        return self._points[key]
+        points = self._points[key].copy(deep=False)  # the cached frame keeps no forced scale
+        points.attrs["scale"] = scale
+        return points
 
 
 def missing(value: Any) -> bool:

@@ -4,8 +4,11 @@
 Each method's rise is its mean at ``end`` minus its mean at ``start``, both pooled over the
 ``over`` axes (e.g. t); each comparison is the rise of ``method`` minus the rise of one other
 method, four independent means (Welch), which must be above zero. The rise is on the metric's
-own scale, as a figure with a linear axis shows it. The comparisons (one per other method and
-point of the free axes left) follow the rule of :mod:`anonlab.report.claims.stats`.
+own scale, as a figure with a linear axis shows it, even for a run time or skewed
+repetitions (the log scale of :mod:`anonlab.report.claims.stats` would judge relative
+growth, another claim: such a verdict says it kept the raw t-intervals). The comparisons
+(one per other method and point of the free axes left) follow the rule of
+:mod:`anonlab.report.claims.stats`.
 """
 
 from __future__ import annotations
@@ -67,9 +70,12 @@ def _rise(points: pd.DataFrame, selection: Selection, claim: Claim) -> Quantity:
     return side(merged, 0).difference(side(merged, 1))
 
 
-def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
+def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None, float | None]:
     p = claim.params
-    points = data.points_of(claim)
+    # a rise is a difference of means in the metric's units (a log would judge relative
+    # growth, another claim): always the raw scale, and the text says so where a log
+    # scale is called for
+    points = data.points_of(claim, raw=True)
     mine = _rise(points, p["method"], claim)
     gaps, labels = [], []
     for other in p["others"]:
@@ -88,4 +94,7 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
         f"{result.held}/{result.n} comparisons hold, {result.opposite} opposite "
         f"({levels_text(result)})"
     )
-    return result.status, text + f" ({need_text(claim)})", result.reps
+    text += f" ({need_text(claim)})" + data.scale_of(claim).kept_raw(
+        "a rise is a difference in the metric's units (raw t-intervals, which skew may bias)"
+    )
+    return result.status, text, result.reps, result.chance

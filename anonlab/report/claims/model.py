@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from anonlab.validation import ParameterError
 
 COMMON_FIELDS = {
@@ -29,9 +31,22 @@ COMMON_FIELDS = {
     "target",
     "known_departure",
     "sanity",
+    # the phrase table's wordings the claim encodes, and those another claim encodes
+    "phrases",
+    "phrases_elsewhere",
 }
 # fields that state a tolerance: a claim using one must say why (``tolerance_note``)
-TOLERANCE_FIELDS = ("tolerance", "factor", "rel_tol", "within", "min", "max", "abs", "min_count")
+TOLERANCE_FIELDS = (
+    "tolerance",
+    "factor",
+    "rel_tol",
+    "margin",
+    "within",
+    "min",
+    "max",
+    "abs",
+    "min_count",
+)
 # causes of a contradiction a claim may declare, each with its evidence (``unexplained``:
 # after an investigation, whose evidence says what was ruled out); a declared reading that
 # reproduces the claim is found by the report, and a claim with none is "not investigated"
@@ -100,6 +115,8 @@ class Claim:
     #: why the statement holds by construction of the implementation (a sanity check of
     #: the code, not a finding about the paper), or ``None``
     sanity: str | None = None
+    #: the phrase table's wordings the claim encodes: name → parameters
+    phrases: Mapping[str, Any] = field(default_factory=dict)
 
     def selections(self) -> list[Selection]:
         """Every selection the claim reads."""
@@ -286,6 +303,11 @@ class ClaimResult:
     look: int | None = None
     look_reps: int | None = None
     next_reps: int | None = None
+    #: for a claim within noise with a look left, the chance that the next look decides it
+    #: were the observed means and spreads the truth (:func:`~.stats.decide_chance`)
+    decide_chance: float | None = None
+    #: the repetitions of the plan's last look (what "beyond the plan" is measured against)
+    last_look_reps: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return dict(vars(self))
@@ -296,7 +318,14 @@ class ClaimResult:
         return self.status == "within noise" and self.next_reps is not None
 
     @classmethod
-    def of(cls, claim: Claim, status: str, ours: str, reps: int | None = None) -> ClaimResult:
+    def of(
+        cls,
+        claim: Claim,
+        status: str,
+        ours: str,
+        reps: int | None = None,
+        decide_chance: float | None = None,
+    ) -> ClaimResult:
         return cls(
             claim.id,
             claim.paper or "",  # the report names no paper for a claim without one
@@ -313,6 +342,7 @@ class ClaimResult:
             claim.metric,
             claim.sanity,
             slice_text(claim),
+            decide_chance=decide_chance,
         )
 
 
@@ -392,3 +422,18 @@ def need_text(claim: Claim) -> str:
 def examples(items: Sequence[str], limit: int = 3) -> str:
     shown = "; ".join(items[:limit])
     return shown + (f"; … ({len(items) - limit} more)" if len(items) > limit else "")
+
+
+def largest_first(deviation: np.ndarray) -> np.ndarray:
+    """Indices of points by their ``deviation`` from the claim's band, largest first (the
+    point most against the claim leads), ties in table order, NaN last."""
+    deviation = np.asarray(deviation, dtype=float)
+    return np.argsort(-np.nan_to_num(deviation, nan=-np.inf), kind="stable")
+
+
+def relative_deviation(against: np.ndarray, *values: np.ndarray) -> np.ndarray:
+    """A difference that goes ``against`` the claim by this much, relative to the points'
+    ``values`` (the largest |value|; the plain difference where they are all 0)."""
+    scale = np.max(np.abs(np.broadcast_arrays(*values)), axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(scale > 0, np.asarray(against, dtype=float) / scale, against)

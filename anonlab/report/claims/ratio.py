@@ -2,9 +2,19 @@
 ``mean``, or the ``min``/``max`` of the points) within a factor (``within``) or between
 ``min`` and ``max``.
 
-The ratio is judged on the log scale (delta method: se = √((se_a/a)² + (se_b/b)²)). An
+The ratio is judged on the log scale (delta method: se = √((se_a/a)² + (se_b/b)²); where
+the points are on the log scale, a run time or skewed repetitions, the difference of the
+mean logs, the ratio of geometric means, with its Welch interval). An
 aggregate that picks the largest or smallest of K noisy means pays for the pick: its
 interval is Bonferroni-widened by K.
+
+``within: w`` is an equivalence test (TOST): the 95 % two-sided interval of the log ratio
+inside [−log w, log w] is two one-sided tests at 2.5 % each against the margins, so a
+claim of sameness ("similar", "nearly constant", "not affected", "overlap") is reproduced
+when the ratio is confidently equivalent within ×w, and contradicted when the interval lies
+wholly outside (a confident difference beyond the margin). A one-sided ``min`` or ``max``
+is a non-inferiority test against that bound. The margins of the papers' recurring
+wordings are those of the phrase table (``conf/phrases.yaml``).
 """
 
 from __future__ import annotations
@@ -16,16 +26,25 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anonlab.report.claims.data import ResultsTable, join, point_label, pool, select, varying
+from anonlab.report.claims.data import (
+    ResultsTable,
+    join,
+    point_label,
+    pool,
+    select,
+    side,
+    varying,
+)
 from anonlab.report.claims.model import (
     Checker,
     Claim,
     examples,
     fmt,
+    largest_first,
     need_of,
     need_text,
 )
-from anonlab.report.claims.stats import Quantity, confidence, critical, judge, tally, welch_df
+from anonlab.report.claims.stats import confidence, critical, judge, tally
 
 FIELDS = {
     "numerator",
@@ -90,24 +109,20 @@ def _exp(value: float) -> float:
     return math.exp(value) if value < 709 else math.inf
 
 
-def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
+def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None, float | None]:
     p = claim.params
-    points = data.points_of(claim)
+    points, scale = data.points_of(claim), data.scale_of(claim)
     sides = []
     for name in ("numerator", "denominator"):
         frame, keys = select(points, p[name], claim.where)
         sides.append(_aggregate(frame, keys, p["over"], p[f"{name}_aggregate"]))
     merged, keys = join(sides)
-    a, b = merged["v0"].to_numpy(float), merged["v1"].to_numpy(float)
-    se_a, se_b = merged["se0"].to_numpy(float), merged["se1"].to_numpy(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        positive = (a > 0) & (b > 0)
-        est = np.where(positive, np.log(a) - np.log(b), np.nan)
-        rel_a, rel_b = se_a / np.abs(a), se_b / np.abs(b)
-        se = np.sqrt(rel_a**2 + rel_b**2)
-    df = welch_df(rel_a, merged["df0"].to_numpy(float), rel_b, merged["df1"].to_numpy(float))
+    # in the metric's units (geometric means on the log scale)
+    a, b = scale.shown(merged["v0"].to_numpy(float)), scale.shown(merged["v1"].to_numpy(float))
+    # log(a/b): the difference of mean logs on the log scale, else the delta method
+    q = scale.log_ratio(side(merged, 0), side(merged, 1))
+    est = q.est
     picked = int(max(merged["picked0"].max(), merged["picked1"].max()))
-    q = Quantity(est, se, df, np.maximum(merged["n0"], merged["n1"]).to_numpy(float))
     low, high = p["bounds"]
     log_low = math.log(low) if low else -math.inf
     log_high = math.log(high) if high is not None else math.inf
@@ -121,7 +136,7 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
         )
     result = tally(judged, need_of(claim, len(q)))
     if low is not None and high is not None and math.isclose(low * high, 1.0):
-        bounds = f"within ×{fmt(high)}"
+        bounds = f"equivalent within ×{fmt(high)}"
     elif low is not None and high is not None:
         bounds = f"in [{fmt(low)}, {fmt(high)}]"
     else:
@@ -142,7 +157,12 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     if len(parts) == 1:
         text = f"ratio {parts[0]}"
     else:
-        failing = [part for part, good in zip(parts, result.holds_at, strict=True) if not good]
+        # the ratios outside the band first, the farthest (on the log scale) leading
+        with np.errstate(invalid="ignore"):
+            deviation = np.where(
+                (a == 0) | (b == 0), math.inf, np.maximum(log_low - est, est - log_high)
+            )
+        failing = [parts[i] for i in largest_first(deviation) if not result.holds_at[i]]
         text = (
             f"{result.held}/{result.n} ratios {bounds} at {confidence()}, "
             f"{result.opposite} outside; " + examples(failing or parts, 3)
@@ -150,4 +170,4 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
         bounds += f"; {need_text(claim)}"
     if picked > 1:
         text += f" (an extremum of up to {picked} means, Bonferroni-widened)"
-    return result.status, text + f" (claim: {bounds})", result.reps
+    return result.status, text + f" (claim: {bounds})" + scale.note, result.reps, result.chance

@@ -31,6 +31,28 @@ final, and the false verdicts over all looks stay within α (Bonferroni across t
 
 A point whose standard error is zero (a deterministic method and metric) is compared
 exactly; one with an unknown error (a randomised method run once) is never decided.
+
+**The scale** (:class:`Scale`, decided once per (metric, by_attribute) table by
+:meth:`~anonlab.report.claims.data.ResultsTable.scale`). The t-interval is off on skewed
+repetitions (log-normal run times with unequal spreads: 5–16 % false verdicts one way at
+10–40 repetitions), so a table's points are means of the **logs** of the repetitions
+(geometric means, a Welch interval on the logs) when every repetition is positive and
+
+* the metric is a run time (``measured``), whatever its repetitions look like, or
+* the **skewness check** finds them right-skewed: each point with at least
+  ``SKEW_MIN_REPS`` = 8 repetitions and a spread gives its sample skewness
+  g₁ = m₃/m₂^{3/2} (its repetitions centred on its own mean and scaled by its own
+  standard deviation), turned into a standard normal score z under normality by
+  D'Agostino's (1970) transformation (:func:`skewness_z`, what :func:`scipy.stats.skewtest`
+  computes); the P points' scores are pooled by Stouffer's Z = Σ z / √P, and the table is
+  skewed when Z > 2.326, the one-sided ``SKEW_LEVEL`` = 1 % point of N(0, 1). Only a right
+  skew is tested: a log deepens a left one. The pooled skewness shown beside it is the
+  mean of g₁ over the points, weighted by their repetitions.
+
+On the log scale a comparison ``higher > factor · lower`` is ``log higher − log lower >
+log factor``, a ratio is a difference of mean logs, a relative slack is a factor and a
+bound is compared by its log (:class:`Scale`'s methods, which every kind calls). A
+skewed metric with a repetition ≤ 0 keeps the raw t-intervals, and its verdicts say so.
 """
 
 from __future__ import annotations
@@ -39,8 +61,9 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
+from statistics import NormalDist
 
 import numpy as np
 
@@ -52,6 +75,10 @@ NOT_CHECKABLE = "not checkable"
 STATUSES = (REPRODUCED, CONTRADICTED, WITHIN_NOISE, NOT_CHECKABLE)
 MAX_REPS = 100_000  # beyond this, "more repetitions" is no answer: the curves agree
 _LEVEL: ContextVar[float] = ContextVar("level", default=ALPHA)
+SKEW_LEVEL = 0.01  # one-sided level of the skewness check (module docstring)
+SKEW_MIN_REPS = 8  # D'Agostino's transformation holds from 8 repetitions on
+SKEW_Z = NormalDist().inv_cdf(1 - SKEW_LEVEL)
+_NEXT_LOOK: ContextVar[int | None] = ContextVar("next_look", default=None)
 
 
 @contextmanager
@@ -244,6 +271,9 @@ class Tally:
     reps: int | None  # repetitions that would decide a claim within noise
     holds_at: np.ndarray | None = field(default=None, repr=False, compare=False)
     opposite_at: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: for a claim within noise inside :func:`next_look`, the chance that look decides it
+    #: (:func:`decide_chance`)
+    chance: float | None = None
 
     @property
     def undecided(self) -> int:
@@ -265,7 +295,10 @@ def tally(j: Judgement, need: int) -> Tally:
         return Tally(n, need, held, opp, REPRODUCED, None, holds, opposite)
     if opp > n - need:
         return Tally(n, need, held, opp, CONTRADICTED, None, holds, opposite)
-    return Tally(n, need, held, opp, WITHIN_NOISE, _reps(j, holds, opposite, need), holds, opposite)
+    next_reps = _NEXT_LOOK.get()
+    chance = None if next_reps is None else decide_chance(j, holds, opposite, need, next_reps)
+    reps = _reps(j, holds, opposite, need)
+    return Tally(n, need, held, opp, WITHIN_NOISE, reps, holds, opposite, chance)
 
 
 def _reps(j: Judgement, holds: np.ndarray, opposite: np.ndarray, need: int) -> int | None:
@@ -282,6 +315,65 @@ def _reps(j: Judgement, holds: np.ndarray, opposite: np.ndarray, need: int) -> i
         return None
     best = min(options)
     return int(math.ceil(best)) if best <= MAX_REPS else None
+
+
+@contextmanager
+def next_look(reps: int) -> Iterator[None]:
+    """Inside the block, a tally within noise states its chance to be decided by a look at
+    ``reps`` repetitions judged at the current level (:func:`spending`)."""
+    token = _NEXT_LOOK.set(int(reps))
+    try:
+        yield
+    finally:
+        _NEXT_LOOK.reset(token)
+
+
+def decide_chance(
+    j: Judgement, holds: np.ndarray, opposite: np.ndarray, need: int, reps: int
+) -> float:
+    """The chance that a look at ``reps`` repetitions decides the claim, were the observed
+    means and spreads the truth (normal approximation, at the current level).
+
+    An undecided point's interval clears its band edge there with chance
+    Φ(|edge| / (se·√(n/reps)) − c), c the critical value at the level the tally judges it
+    at (the partial-conjunction levels, as :func:`_reps`). Written through the repetitions
+    N at which the point would just clear it (:func:`_reps_needed`), |edge| / se′ =
+    c_N·√(reps/N): one half at reps = N. The points are taken as independent: the chance
+    is that at least the missing number hold (for "every point", the product of their
+    chances) plus that enough are opposite (the two cannot happen together). Points that
+    share a mean (a chain's middle tier, the pairs of one curve) are not independent, and
+    points decided at the last look are taken as staying so: for them it is an
+    approximation.
+    """
+    n = len(holds)
+    open_ = ~holds & ~opposite
+    hold_tests, opposite_tests = n - need + 1, need
+    reps_hold, reps_opposite = j.reps_at(hold_tests, opposite_tests)
+    multiplier = j.multiplier if j.rep_levels is not None else 1
+
+    def clears(needed: np.ndarray, tests: int) -> np.ndarray:
+        from scipy.special import ndtr
+
+        finite = np.isfinite(needed)
+        at = np.where(finite, needed, reps)
+        with np.errstate(invalid="ignore"):
+            z = critical(np.maximum(at - 1, 1), tests * multiplier) * np.sqrt(reps / at)
+        z -= critical(np.full(at.shape, max(reps - 1, 1)), tests * multiplier)
+        return np.where(finite, ndtr(z), 0.0)
+
+    def at_least(p: np.ndarray, k: int) -> float:
+        counts = np.zeros(len(p) + 1)  # Poisson-binomial: the chance of each count
+        counts[0] = 1.0
+        for p_i in p:
+            counts[1:] = counts[1:] * (1 - p_i) + counts[:-1] * p_i
+            counts[0] *= 1 - p_i
+        return float(counts[k:].sum()) if k <= len(p) else 0.0
+
+    to_hold = at_least(clears(reps_hold[open_], hold_tests), max(need - int(holds.sum()), 0))
+    to_oppose = at_least(
+        clears(reps_opposite[open_], opposite_tests), max(n - need + 1 - int(opposite.sum()), 0)
+    )
+    return min(to_hold + to_oppose, 1.0)
 
 
 @dataclass(frozen=True)
@@ -369,3 +461,160 @@ def plus_minus(q: Quantity, i: int, fmt) -> str:
     if np.isnan(se):
         return f"{fmt(est)} (1 rep)"
     return f"{fmt(est)} ± {fmt(float(critical(q.df[i : i + 1])[0] * se))}"
+
+
+def skewness_z(g1: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """D'Agostino's (1970) normal score of the sample skewness ``g1`` (m₃/m₂^{3/2}) of ``n``
+    repetitions: about N(0, 1) under normality for n ≥ 8 (:func:`scipy.stats.skewtest`)."""
+    g1, n = np.broadcast_arrays(np.asarray(g1, dtype=float), np.asarray(n, dtype=float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = g1 * np.sqrt((n + 1) * (n + 3) / (6 * (n - 2)))
+        beta2 = (
+            3 * (n**2 + 27 * n - 70) * (n + 1) * (n + 3) / ((n - 2) * (n + 5) * (n + 7) * (n + 9))
+        )
+        w2 = np.sqrt(2 * (beta2 - 1)) - 1
+        delta, alpha = 1 / np.sqrt(0.5 * np.log(w2)), np.sqrt(2 / (w2 - 1))
+        return delta * np.arcsinh(y / alpha)
+
+
+def pooled_skewness(g1: np.ndarray, n: np.ndarray, axis: int = -1) -> tuple[np.ndarray, np.ndarray]:
+    """The skewness check's numbers over the points on ``axis``: the pooled skewness (mean
+    g₁ weighted by repetitions) and Stouffer's Z of the points' :func:`skewness_z`, both
+    over the points with at least ``SKEW_MIN_REPS`` repetitions and a finite g₁ (NaN
+    without any)."""
+    g1, n = np.broadcast_arrays(np.asarray(g1, dtype=float), np.asarray(n, dtype=float))
+    use = (n >= SKEW_MIN_REPS) & np.isfinite(g1)
+    g1, n = np.where(use, g1, 0.0), np.where(use, n, SKEW_MIN_REPS)
+    z = np.where(use, skewness_z(g1, n), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pooled = (use * n * g1).sum(axis) / (use * n).sum(axis)
+        score = z.sum(axis) / np.sqrt(use.sum(axis))
+    return pooled, score
+
+
+def log_scale(z: np.ndarray, *, positive: np.ndarray, measured: bool) -> np.ndarray:
+    """The rule (module docstring): the log scale where every repetition is ``positive``
+    and the metric is a run time or the check's Z exceeds ``SKEW_Z``."""
+    with np.errstate(invalid="ignore"):
+        return np.asarray(positive) & (measured | (np.asarray(z, dtype=float) > SKEW_Z))
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The scale a table's points are on: ``log`` (means of the logs of the repetitions) or
+    raw, and ``reason`` a log scale is called for (empty when none is); its methods do the
+    arithmetic of the kinds on either scale."""
+
+    log: bool = False
+    reason: str = ""
+
+    @classmethod
+    def decide(cls, g1: np.ndarray, n: np.ndarray, *, positive: bool, measured: bool) -> Scale:
+        """The scale of a table whose points have sample skewness ``g1`` from ``n``
+        repetitions (the rule of the module docstring)."""
+        pooled, z = (float(v) for v in pooled_skewness(g1, n))
+        skewed = bool(z > SKEW_Z)
+        numbers = f"pooled skewness {pooled:.2g}, z = {z:.3g} > {SKEW_Z:.3g}"
+        if measured:
+            reason = "a run time" + (f", repetitions skewed ({numbers})" if skewed else "")
+        else:
+            reason = f"repetitions skewed ({numbers})" if skewed else ""
+        return cls(bool(log_scale(z, positive=positive, measured=measured)), reason)
+
+    @property
+    def note(self) -> str:
+        """What a verdict says of its scale (empty on an unremarkable raw scale)."""
+        if self.log:
+            return f"; judged on the log scale (geometric means): {self.reason}"
+        return self.kept_raw("some repetitions are ≤ 0 (raw t-intervals, which skew may bias)")
+
+    def kept_raw(self, why: str) -> str:
+        """What a verdict judged on the raw scale says, ``why`` it is, if a log scale is
+        called for (empty otherwise)."""
+        return f"; judged on the raw scale although {self.reason}: {why}" if self.reason else ""
+
+    def gap(self, higher: Quantity, lower: Quantity, factor: float = 1.0) -> Quantity:
+        """Above zero where ``higher`` > ``factor`` · ``lower``: their difference (raw), or
+        ``log higher − log lower − log factor`` (log)."""
+        if not self.log:
+            return higher.difference(lower, factor)
+        out = higher.difference(lower)
+        return replace(out, est=out.est - math.log(factor))
+
+    def log_ratio(self, a: Quantity, b: Quantity) -> Quantity:
+        """log(a / b): the difference of the mean logs (log), or the log of the ratio of the
+        means by the delta method, se = √((se_a/a)² + (se_b/b)²), NaN unless both are > 0
+        (raw)."""
+        if self.log:
+            return a.difference(b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            positive = (a.est > 0) & (b.est > 0)
+            est = np.where(positive, np.log(a.est) - np.log(b.est), np.nan)
+            rel_a, rel_b = a.se / np.abs(a.est), b.se / np.abs(b.est)
+            se = np.sqrt(rel_a**2 + rel_b**2)
+        return Quantity(est, se, welch_df(rel_a, a.df, rel_b, b.df), np.maximum(a.n, b.n))
+
+    def moves(
+        self,
+        q: Quantity,
+        i: np.ndarray,
+        j: np.ndarray,
+        sign: float,
+        rel: float = 0.0,
+        margin: float | None = None,
+    ) -> Quantity:
+        """Per pair of points (``i`` before ``j``): above zero where the curve moves the
+        ``sign`` way, allowing a move the wrong way by ``rel`` of the earlier value, or
+        (``margin``) by more than ``margin`` of it. Raw: sign·(v_j − v_i) + rel·|v_i|, or
+        − margin·|v_i| with v_i weighted by |sign + margin·sgn v_i|; log: sign·(log v_j −
+        log v_i) plus the factor's log (the slack and margin are multiplicative)."""
+        step = sign * (q.est[j] - q.est[i])
+        weight = np.ones_like(step)
+        if not self.log:
+            if margin is None:
+                est = step + rel * np.abs(q.est[i])
+            else:
+                est = step - margin * np.abs(q.est[i])
+                weight = np.abs(sign + margin * np.sign(q.est[i]))
+        else:
+            # v_j ≥ (1 − rel)·v_i rising, ≤ (1 + rel)·v_i falling; beyond the margin:
+            # v_j > (1 + margin)·v_i rising, < (1 − margin)·v_i falling
+            up, down = math.log1p, lambda x: -math.log1p(-min(x, 1 - 1e-12))
+            if margin is None:
+                est = step + (down(rel) if sign > 0 else up(rel))
+            else:
+                est = step - (up(margin) if sign > 0 else down(margin))
+        se = np.sqrt((weight * q.se[i]) ** 2 + q.se[j] ** 2)
+        df = welch_df(q.se[i], q.df[i], q.se[j], q.df[j], weight)
+        return Quantity(est, se, df, np.maximum(q.n[i], q.n[j]))
+
+    def bound(self, value: np.ndarray | float) -> np.ndarray:
+        """A number in the metric's units on the points' scale: its log (−∞ at or below 0,
+        which every positive mean exceeds)."""
+        value = np.asarray(value, dtype=float)
+        if not self.log:
+            return value
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(value > 0, np.log(value), -np.inf)
+
+    def shown(self, est: np.ndarray | float) -> np.ndarray:
+        """Point estimates in the metric's units (the geometric means, on the log scale)."""
+        if not self.log:
+            return np.asarray(est, dtype=float)
+        with np.errstate(over="ignore"):
+            return np.exp(np.asarray(est, dtype=float))
+
+    def plus_minus(self, q: Quantity, i: int, fmt) -> str:
+        """:func:`plus_minus` in the metric's units: ``gm ×/÷ f`` on the log scale."""
+        est, se = q.est[i], q.se[i]
+        if not self.log:
+            return plus_minus(q, i, fmt)
+        if se == 0 or not np.isfinite(est):
+            return fmt(float(self.shown(est)))
+        if np.isnan(se):
+            return f"{fmt(float(self.shown(est)))} (1 rep)"
+        factor = self.shown(critical(q.df[i : i + 1])[0] * se)
+        return f"{fmt(float(self.shown(est)))} ×/÷ {fmt(float(factor))}"
+
+
+RAW = Scale()
