@@ -216,6 +216,7 @@ def execute(
     file written, each experiment as one Dask task under ``fanout``
     (:mod:`anonlab.runner.fanout`); under ``all_experiments``, then write the
     reproduction report."""
+    from anonlab.report.looks import run_later_looks
     from anonlab.runner import render_experiment, run_experiment
     from anonlab.runner.experiment import written_files
 
@@ -233,7 +234,8 @@ def execute(
             paths = render_experiment(experiment, tables[experiment.results_path])
         else:
             run_experiment(experiment, experiment.config)
-            paths = written_files(experiment)
+            # the pre-registered plan's later looks, for the claims that need one
+            paths = written_files(experiment) + run_later_looks(experiment)
         for path in paths:
             print(path)
     if config.get("all_experiments"):

@@ -190,6 +190,9 @@ def test_a_custom_run_leaves_the_paper_folder_untouched(tmp_path):
     assert "census_ir [census]" in paper.stderr  # the progress bar names the run
     run = json.loads((folder / "run.json").read_text())
     assert run["provenance"] == PAPER and run["reading"] is None
+    machine = run["machine"]  # what the run's times depend on
+    assert machine["cpu_count"] >= 1 and machine["cpu_model"]
+    assert len(machine["load_average"]["start"]) == len(machine["load_average"]["end"]) == 3
     assert run["overrides"] == [
         "+experiment=census_ir",
         "profile=quick",
@@ -235,6 +238,22 @@ def test_a_custom_run_leaves_the_paper_folder_untouched(tmp_path):
     markdown = build_report(results / "quick").with_name("index.md").read_text("utf-8")
     assert f"| {other.name} | census_ir | " in markdown.split("## Custom configurations")[1]
     assert "## DP-IR Figure 1" in markdown and "folder census_ir ·" in markdown
+
+
+def test_the_machine_facts_and_the_reports_meta_line(tmp_path, monkeypatch):
+    from anonlab.report.view import Run
+    from anonlab.runner.workers import cpu_model, machine
+
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nmodel name\t: Some CPU @ 2.0GHz\n")
+    assert cpu_model(info) == "Some CPU @ 2.0GHz"
+    monkeypatch.setattr("platform.processor", lambda: "x86_64")
+    assert cpu_model(tmp_path / "absent") == "x86_64"
+    facts = machine([1.5, 1.0, 0.5])
+    assert facts["load_average"]["start"] == [1.5, 1.0, 0.5] and facts["cpu_count"] >= 1
+    meta = Run(tmp_path, {"machine": {**facts, "cpus_usable": 2}}).meta()
+    assert "2 cores" in meta and f"load 1.50→{facts['load_average']['end'][0]:.2f}" in meta
+    assert not any("cores" in m for m in Run(tmp_path, {}).meta())  # an older run.json
 
 
 def test_all_runs_every_reading_of_the_catalog_then_the_report(tmp_path, conf_copy):

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from anonlab.plotting.tables import to_markdown
-from anonlab.report.claims import STATUSES, WITHIN_NOISE, ClaimResult
+from anonlab.report.claims import KINDS, STATUSES, WITHIN_NOISE, ClaimResult
 from anonlab.report.view import CAUSES, ClaimView, ReportView, Run, TargetView
 from anonlab.validation import ParameterError
 
@@ -147,22 +147,51 @@ def _look_text(result: ClaimResult) -> str:
             "may decide it (this kind gives no estimate of how many would)"
         )
     elif result.status == WITHIN_NOISE and result.needs_more_data:
+        chance = (
+            f", {_chance_text(result.decide_chance)} chance to decide"
+            if result.decide_chance is not None
+            else ""
+        )
         text += (
-            f" — needs more data: the plan's next look, {result.next_reps} repetitions "
-            f"(about {result.reps} would decide it were the observed means and spreads "
-            "the truth; an estimate, not a promise)"
+            f" — needs more data: next look: {result.next_reps} repetitions{chance} "
+            f"({result.reps} would decide it were the estimates true; an estimate, not a "
+            "promise)"
         )
     elif result.status == WITHIN_NOISE:
         text += (
             " — undecidable as encoded: no look of the plan would decide it at these "
-            "estimates"
-            + (
-                f" (about {result.reps} repetitions)"
-                if result.reps
-                else " (exact values on the band's edge, or curves that agree)"
-            )
+            f"estimates; what would: {_what_would_decide(result)}"
         )
     return text
+
+
+def _chance_text(chance: float) -> str:
+    """A chance in whole percent, ``about 35 %`` (``under 1 %``, ``over 99 %``)."""
+    if chance < 0.005:
+        return "under 1 %"
+    if chance > 0.995:
+        return "over 99 %"
+    return f"about {round(100 * chance)} %"
+
+
+def _what_would_decide(result: ClaimResult) -> str:
+    """What would decide an undecidable claim: the repetitions beyond the plan's last look,
+    or why no number of them would."""
+    if result.reps is not None:
+        beyond = (
+            f", beyond the plan's last look ({result.last_look_reps})"
+            if result.last_look_reps is not None
+            else ""
+        )
+        return f"about {result.reps} repetitions{beyond}"
+    if not getattr(KINDS.get(result.kind), "ESTIMATES", True):
+        return "this kind gives no estimate of the repetitions that would decide it"
+    if result.look_reps == 1:
+        return "one repetition has no spread to estimate from; the plan's repetitions would"
+    return (
+        "no number of repetitions: the curves agree within noise at the boundary; "
+        "a stated equivalence margin would"
+    )
 
 
 def _verdict_line(result: ClaimResult) -> str:
@@ -177,10 +206,7 @@ def _verdict_line(result: ClaimResult) -> str:
             "were the observed means and spreads the truth (an estimate, not a promise)"
         )
     elif result.status == WITHIN_NOISE:
-        text += (
-            " — undecidable as encoded: at these estimates no number of repetitions "
-            "would decide it (exact values on the band's edge, or curves that agree)"
-        )
+        text += f" — undecidable as encoded; what would decide it: {_what_would_decide(result)}"
     return text
 
 

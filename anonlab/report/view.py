@@ -12,8 +12,8 @@ configuration with its overrides, its claims not checked.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,19 +26,16 @@ from anonlab.preregistration import CONFIRMATORY, claim_digest
 from anonlab.provenance import CUSTOM, PAPER
 from anonlab.report.claims import (
     CONTRADICTED,
-    KINDS,
     NOT_CHECKABLE,
     REPRODUCED,
     STATUSES,
     WITHIN_NOISE,
     ClaimError,
     ClaimResult,
-    ResultsTable,
     evaluate_claim,
     parse_claim,
 )
-from anonlab.report.claims.model import Claim
-from anonlab.report.claims.stats import sequential, spending
+from anonlab.report.looks import RepsView, claim_tables, judge_in_looks, plan_reps
 from anonlab.runner.checkpoint import reason
 
 REPORT_DIR = "report"
@@ -151,7 +148,7 @@ class Run:
         return self._pick(found, names, "tables")
 
     def meta(self) -> list[str]:
-        """One line of facts: profile, reps, cells, seed, time, commit."""
+        """One line of facts: profile, reps, cells, seed, time, cores and load, commit."""
         info, config = self.info, self.config
         git = info.get("git") or {}
         commit = (git.get("commit") or "")[:10]
@@ -163,8 +160,23 @@ class Run:
             f"seed {config.get('seed', '?')}",
             f"run {str(info.get('started_at', '?'))[:19]}",
             f"{info.get('wall_time_s', '?')} s",
+            *self._machine(),
             f"commit {commit}{' (dirty)' if git.get('dirty') else ''}",
         ]
+
+    def _machine(self) -> list[str]:
+        """Cores and the 1-minute load average at the run's start and end, as ``run.json``
+        recorded them (nothing for a run that did not)."""
+        facts = self.info.get("machine")
+        if not isinstance(facts, Mapping):
+            return []
+        cores = facts.get("cpus_usable") or facts.get("cpu_count")
+        load = facts.get("load_average") or {}
+        start, end = (
+            f"{v[0]:.2f}" if isinstance(v, list | tuple) and v else "?"
+            for v in (load.get("start"), load.get("end"))
+        )
+        return [f"{cores or '?'} cores", f"load {start}→{end}"]
 
 
 def load_runs(results_dir: Path) -> list[Run]:
@@ -188,13 +200,17 @@ def judge_claims(
     tables_dir: Path | None = None,
     looks: Sequence[int] | None = None,
     spent: Sequence[float] | None = None,
+    tables_of: Callable[[str], pd.DataFrame] | None = None,
 ) -> list[ClaimResult]:
     """Each claim judged on its own, so one malformed claim does not hide the others;
     ``tables_dir`` holds the run's stored tables (``privacy`` claims read the audit's).
     ``looks``: the repetitions of each look of the pre-registered plan for this run's
     experiment and ``spent`` the share of α of each (:func:`judge_in_looks`); ``None``
-    judges once, at level α, on every repetition."""
-    at_reps = _RepsView(table, tables_dir) if table is not None else None
+    judges once, at level α, on every repetition. ``tables_of``: claim id → the table
+    with the repetitions the plan's later looks added for it
+    (:func:`anonlab.report.looks.claim_tables`)."""
+    at_reps = RepsView(table, tables_dir) if table is not None else None
+    views: dict[int, RepsView] = {} if at_reps is None else {id(table): at_reps}
     # every repetition: the same ResultsTable (and its cached points) as the plan's last look
     data = at_reps.first(at_reps.available) if at_reps is not None else None
     results = []
@@ -219,6 +235,9 @@ def judge_claims(
         if data is None or at_reps is None:
             results.append(ClaimResult.of(claim, NOT_CHECKABLE, "no results table"))
             continue
+        if tables_of is not None:  # the repetitions its later looks added, if any
+            own = tables_of(claim.id)
+            at_reps = views.setdefault(id(own), RepsView(own, tables_dir))
         try:
             results.append(
                 evaluate_claim(claim, data)
@@ -228,59 +247,6 @@ def judge_claims(
         except (ClaimError, KeyError, TypeError, ValueError, ArithmeticError) as error:
             results.append(ClaimResult.of(claim, NOT_CHECKABLE, f"could not be checked: {error}"))
     return results
-
-
-class _RepsView:
-    """A run's table judged on its first ``n`` repetitions (one :class:`ResultsTable` per
-    ``n``, shared by the claims)."""
-
-    def __init__(self, table: pd.DataFrame, tables_dir: Path | None) -> None:
-        self.table, self.tables_dir = table, tables_dir
-        self.available = int(table["rep"].max()) + 1 if "rep" in table and len(table) else 1
-        self._cache: dict[int, ResultsTable] = {}
-
-    def first(self, n: int) -> ResultsTable:
-        n = min(n, self.available)
-        if n not in self._cache:
-            rows = self.table if n >= self.available else self.table[self.table["rep"] < n]
-            self._cache[n] = ResultsTable(rows, self.tables_dir)
-        return self._cache[n]
-
-
-def judge_in_looks(
-    claim: Claim, data: _RepsView, looks: Sequence[int], spent: Sequence[float]
-) -> ClaimResult:
-    """A claim judged by the pre-registered group-sequential plan
-    (:func:`~anonlab.report.claims.stats.sequential`): the first look that decides it is
-    final; a claim still within noise at the run's last look says whether the plan's next
-    look could decide it (the repetitions estimated at that look's level, no more than the
-    plan's last look), and how many repetitions that would take."""
-    look = sequential(
-        lambda n: evaluate_claim(claim, data.first(n)),
-        lambda r: r.status,
-        looks,
-        spent,
-        data.available,
-    )
-    result, judged = look.result, min(looks[look.index], data.available)
-    next_reps = None
-    if result.status == WITHIN_NOISE and look.next_reps is not None:
-        if not getattr(KINDS[claim.kind], "ESTIMATES", True):
-            next_reps = look.next_reps  # no estimate: the next look may decide it
-        else:
-            with spending(spent[look.index + 1]):
-                estimate = evaluate_claim(claim, data.first(judged)).reps
-            if estimate is not None and estimate <= looks[-1]:
-                next_reps = look.next_reps
-            result = replace(result, reps=estimate)
-    return replace(result, look=look.index + 1, look_reps=judged, next_reps=next_reps)
-
-
-def plan_reps(
-    entry: catalog.ExperimentEntry, profile: str, plan: preregistration.Plan
-) -> tuple[int, ...]:
-    """The repetitions of each look of ``plan`` for ``entry`` under ``profile``."""
-    return plan.reps(entry.reps.get(profile, entry.reps.get(PAPER_PROFILE, 2)))
 
 
 # --- the view model --------------------------------------------------------------------------
@@ -683,13 +649,15 @@ def build_view(results_dir: Path, conf_dir: Path = CONF_DIR) -> ReportView:
             else:
                 paper_runs.setdefault(run.experiment, {})[key] = run
             table = run.table()
+            looks = plan_reps(entry, run.profile, prereg.plan)
             judged[run.directory] = judge_claims(
                 entry.claims,
                 table,
                 entry.paper,
                 run.directory / "tables",
-                plan_reps(entry, run.profile, prereg.plan),
+                looks,
                 prereg.plan.spent,
+                claim_tables(run.directory, table, looks),
             )
             guarantees[run.directory] = guarantee_rows(table)
     profiles = [r.profile for r in runs]

@@ -151,17 +151,22 @@ def run_batch(
     return len(jobs), rows
 
 
-def plan_jobs(cells: Sequence[Cell], reps: int, metrics: Sequence[str] = ()) -> list[Job]:
+def plan_jobs(
+    cells: Sequence[Cell], reps: int, metrics: Sequence[str] = (), first_rep: int = 0
+) -> list[Job]:
     """Every (cell, repetition); deterministic methods run once (rep 0) unless a metric
     is randomized (a random forest), whose repetitions they then share, or measures the
     machine (run time): then every cell runs ``reps`` times, repetition by repetition
     (all cells' first repetition, then their second, …), so that a change of the
-    machine's speed during the run falls on every cell alike rather than on one."""
+    machine's speed during the run falls on every cell alike rather than on one.
+    ``first_rep``: only the repetitions from it on (a later look of the pre-registered
+    plan adds repetitions to those stored; each repetition's stream depends on its index
+    alone, :mod:`anonlab.runner.seeds`)."""
     measured = any(get_metric(name).measured for name in metrics)
     jobs: list[Job] = []
     runs_per_cell = _runs_per_cell(cells, reps, metrics)
     for index, (cell, runs) in enumerate(zip(cells, runs_per_cell, strict=True)):
-        jobs.extend((index, cell, rep) for rep in range(runs))
+        jobs.extend((index, cell, rep) for rep in range(first_rep, runs))
     if measured:  # interleaved: the order of the work, not of the results (sorted later)
         jobs.sort(key=lambda job: (job[2], job[0]))
     return jobs
@@ -333,8 +338,10 @@ def run_cells(
     label: str | None = None,
     metric_options: Options | None = None,
     workers: dict[str, Any] | None = None,
+    first_rep: int = 0,
 ) -> pd.DataFrame:
-    """Run all cells and return the tidy result table in a worker-independent order.
+    """Run all cells (repetitions ``first_rep`` to ``reps`` − 1) and return the tidy
+    result table in a worker-independent order.
     ``label`` names the progress bar (``census_ir@reading [census]``); ``metric_options``
     (``{metric: {option: value}}``) sets the metrics' options (the methods' are on the
     cells). A Dask run records in ``workers`` each worker's code digest and library
@@ -345,7 +352,7 @@ def run_cells(
     jobs whose parts turn out unreadable are recomputed, and once every job is stored the
     parts are compacted into one.
     """
-    jobs = plan_jobs(cells, reps, metrics)
+    jobs = plan_jobs(cells, reps, metrics, first_rep)
     planned = {(cell.id, rep) for _, cell, rep in jobs}
     args = (master_seed, metrics, metrics_by_attribute, dict(metric_options or {}))
 

@@ -60,7 +60,7 @@ from anonlab.runner.validate import (
     given_axes,
     validate,
 )
-from anonlab.runner.workers import facts
+from anonlab.runner.workers import facts, load_average, machine
 from anonlab.validation import ParameterError
 
 RUN_FILE = "run.json"
@@ -577,6 +577,56 @@ def run_grid(
     return table
 
 
+def run_more_reps(
+    experiment: Experiment,
+    cell_ids: set[int],
+    first_rep: int,
+    reps: int,
+    folder: Path,
+    *,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Repetitions ``first_rep`` to ``reps`` − 1 of the cells ``cell_ids`` (a later look
+    of the pre-registered plan), stored as parts under ``folder/parts`` and resumed like
+    a run's (:mod:`~anonlab.runner.checkpoint`); the rows of repetitions below
+    ``first_rep`` are the run's own, so none is computed twice. Deterministic cells run
+    once and add nothing. Returns the new rows as the runner's tidy table."""
+    key = checkpoint_key(experiment.config, git_commit())
+    tables = []
+    with folder_lock(folder):
+        for dataset in experiment.datasets:
+            cells = tuple(c for c in experiment.cells_of(dataset) if c.id in cell_ids)
+            if not cells or count_jobs(cells, reps, experiment.metrics) <= count_jobs(
+                cells, first_rep, experiment.metrics
+            ):
+                continue
+            tables.append(
+                run_cells(
+                    dataset,
+                    cells,
+                    reps=reps,
+                    first_rep=first_rep,
+                    master_seed=experiment.seed,
+                    metrics=experiment.metrics,
+                    metrics_by_attribute=experiment.metrics_by_attribute,
+                    n_jobs=experiment.n_jobs,
+                    progress=progress,
+                    runner=experiment.runner,
+                    label=f"{experiment.label} [{dataset.name}] reps {first_rep}-{reps - 1}",
+                    metric_options=experiment.metric_options,
+                    checkpoint=Checkpoint(folder / PARTS_DIR / dataset.name, key).open(),
+                )
+            )
+    if not tables:
+        return pd.DataFrame()
+    table = pd.concat(tables, ignore_index=True)
+    table.insert(0, "experiment", experiment.name)
+    table, notes = finite_rows(table)
+    for said in notes:
+        note(said)
+    return table
+
+
 def written_files(experiment: Experiment) -> list[Path]:
     """The files a run of ``experiment`` writes: the results table, ``run.json``, and every
     figure and table file drawn from them."""
@@ -604,6 +654,7 @@ def run_experiment(
     with folder_lock(experiment.out_dir):
         started = datetime.now(UTC)
         clock = time.perf_counter()
+        load_at_start = load_average()
         workers: dict[str, Any] = {}
         table = run_grid(experiment, progress=progress, resume=True, workers=workers)
         wall = time.perf_counter() - clock
@@ -620,6 +671,8 @@ def run_experiment(
                 "source_sha256": here["source_sha256"],
                 # a Dask run's workers: each one's code digest and versions, checked equal
                 "workers": workers or None,
+                # CPU model, cores and load average at the start and end (run times vary)
+                "machine": machine(load_at_start),
                 "git": git_commit(),
                 "started_at": started.isoformat(),
                 "wall_time_s": round(wall, 3),

@@ -695,8 +695,9 @@ def validate(config: Mapping[str, Any]) -> Declared:
     inapplicable = check_choice(
         str(config.get("inapplicable", INAPPLICABLE[0])), "inapplicable", INAPPLICABLE
     )
-    if not isinstance(config.get("plot_only", False), bool):
-        raise ParameterError(f"plot_only must be true or false, got {config['plot_only']!r}")
+    for flag in ("plot_only", "later_looks"):
+        if not isinstance(config.get(flag, False), bool):
+            raise ParameterError(f"{flag} must be true or false, got {config[flag]!r}")
     check_cache_dir(config.get(CACHE_KEY))
     check_fanout(config)
     results_dir = config.get("results_dir", "results")

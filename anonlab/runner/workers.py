@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+import os
+import platform
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from anonlab import provenance
@@ -43,6 +46,43 @@ def facts() -> dict[str, Any]:
     """What this process computes with: ``source_sha256`` (its package's code and configs)
     and ``versions`` (Python and :data:`RESULT_PACKAGES`)."""
     return {"source_sha256": provenance.source_digest(), "versions": dict(_versions())}
+
+
+def load_average() -> list[float] | None:
+    """The system's load average over 1, 5 and 15 minutes (``None`` where the platform
+    does not say)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
+def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str | None:
+    """The CPU's model name (``/proc/cpuinfo``, else :func:`platform.processor`)."""
+    try:
+        for line in cpuinfo.read_text(encoding="utf-8", errors="replace").splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name" and value.strip():
+                return value.strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
+def machine(load_at_start: Sequence[float] | None = None) -> dict[str, Any]:
+    """The machine a run ran on, for ``run.json``: CPU model, cores (all, and those this
+    process may use), and the load average at the run's start and now, its end. Not part
+    of :func:`facts`: two workers on different machines compute the same numbers."""
+    try:
+        usable: int | None = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        usable = None
+    return {
+        "cpu_model": cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "cpus_usable": usable,
+        "load_average": {"start": load_at_start, "end": load_average()},
+    }
 
 
 def fingerprint(of: Mapping[str, Any] | None = None) -> str:
