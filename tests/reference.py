@@ -37,3 +37,14 @@ def direct_emd(cluster: np.ndarray, whole: np.ndarray) -> float:
     p = np.array([(cluster == v).mean() for v in values])
     q = np.array([(whole == v).mean() for v in values])
     return float(np.abs(np.cumsum(p - q)).sum() / max(len(values) - 1, 1))
+
+
+#: a census_ir run of 8 jobs (ir is deterministic: one repetition), one worker
+SMALL_RUN = (
+    "+experiment=census_ir",
+    "grid.k=[2,10]",
+    "grid.epsilon=[1.0]",
+    "grid.m=[1]",
+    "reps=2",
+    "n_jobs=1",
+)

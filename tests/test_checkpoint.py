@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from reference import SMALL_RUN
 
 from anonlab.config import compose_config
 from anonlab.report.view import load_runs
@@ -28,15 +29,7 @@ from anonlab.runner.checkpoint import Checkpoint, folder_lock
 fcntl = pytest.importorskip("fcntl")
 
 ROOT = Path(__file__).resolve().parents[1]
-# 8 jobs (ir is deterministic: one repetition) in 8 batches of one job, ~0.3 s a run
-SMALL = [
-    "+experiment=census_ir",
-    "grid.k=[2,10]",
-    "grid.epsilon=[1.0]",
-    "grid.m=[1]",
-    "reps=2",
-    "n_jobs=1",
-]
+SMALL = list(SMALL_RUN)  # 8 jobs in 8 batches of one job, ~0.3 s a run
 UNREADABLE = re.compile(
     r"note: parts/census/(?P<name>\S+) is unreadable \((?P<reason>.+)\); "
     r"its jobs are recomputed"

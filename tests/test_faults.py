@@ -13,22 +13,15 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from reference import SMALL_RUN
 
 from anonlab import cli
 from anonlab.io import STORAGE_ERRNOS
 from anonlab.runner import execute
 from anonlab.runner.checkpoint import Checkpoint
 
-# 8 jobs (ir is deterministic: one repetition) in 8 batches of one job, ~0.3 s a run
-SMALL = [
-    "+experiment=census_ir",
-    "grid.k=[2,10]",
-    "grid.epsilon=[1.0]",
-    "grid.m=[1]",
-    "reps=2",
-    "n_jobs=1",
-    "run_name=small",
-]
+# 8 jobs in 8 batches of one job, ~0.3 s a run
+SMALL = [*SMALL_RUN, "run_name=small"]
 RESULTS = "results.parquet"
 
 

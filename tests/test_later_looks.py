@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pandas as pd
 import pytest
+from reference import SMALL_RUN
 
 from anonlab.report import looks
 from anonlab.report.claims import parse_claim
@@ -17,14 +18,7 @@ from anonlab.runner.experiment import run_grid
 from anonlab.runner.store import write_table
 from anonlab.validation import ParameterError
 
-SMALL = (
-    "+experiment=census_ir",
-    "grid.k=[2,10]",
-    "grid.epsilon=[1.0]",
-    "grid.m=[1]",
-    "reps=2",
-    "n_jobs=1",
-)
+SMALL = SMALL_RUN
 ORDERING = {
     "id": "c_laplace",
     "paper": "DP-IR",

@@ -5,7 +5,7 @@ A paper run judges its claims at the plan's first look (its own repetitions). A 
 within noise whose estimate says the next look could decide it ("needs more data",
 :func:`judge_in_looks`) gets that look: the cells it reads
 (:func:`claim_cells`) run the repetitions from the stored ones up to the look's
-(:func:`~anonlab.runner.experiment.run_more_reps`: repetition r of a cell draws the same
+(:class:`~anonlab.runner.experiment.Look`: repetition r of a cell draws the same
 stream whenever it runs, so the stored repetitions are the look's prefix and none is
 computed twice), and the claim is judged again, at the look's level; so on to the plan's
 last look. No other claim is judged on the added repetitions: its verdict stays the one
@@ -43,7 +43,7 @@ from anonlab.report.claims import (
 from anonlab.report.claims.data import ResultsTable, mask
 from anonlab.report.claims.stats import next_look, sequential, spending
 from anonlab.runner.checkpoint import note
-from anonlab.runner.experiment import Experiment, run_more_reps
+from anonlab.runner.experiment import Experiment, Look, run_grid
 from anonlab.runner.store import git_commit, write_table
 from anonlab.validation import ParameterError
 
@@ -226,9 +226,8 @@ def run_later_looks(experiment: Experiment, *, progress: bool = True) -> list[Pa
             f"{len(cells)} cell(s) ({', '.join(c.id for c in due)})"
         )
         clock = time.perf_counter()
-        rows = run_more_reps(
-            experiment, cells, looks[index - 1], looks[index], folder, progress=progress
-        )
+        look = Look(frozenset(cells), looks[index - 1], looks[index], folder)
+        rows = run_grid(experiment, progress=progress, resume=True, look=look)
         added = pd.concat([added, rows], ignore_index=True) if len(added) else rows
         for claim in due:
             reached[claim.id] = looks[index]

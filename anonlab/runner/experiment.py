@@ -529,38 +529,51 @@ def run_grid(
     progress: bool = True,
     resume: bool = False,
     workers: dict[str, Any] | None = None,
+    look: Look | None = None,
 ) -> pd.DataFrame:
     """The tidy result table of every data set's cells × repetitions. With ``resume``, each
     finished batch is stored under :attr:`Experiment.parts_dir` and jobs stored by an earlier
     run with the same seed, metrics, data sets and code are not recomputed, while the
     results folder is locked (:func:`~anonlab.runner.checkpoint.folder_lock`): a second run
     into it waits, then reuses the first's parts. Otherwise nothing is written. A Dask run
-    records its workers' code digests and versions in ``workers``."""
+    records its workers' code digests and versions in ``workers``. A ``look`` runs only
+    its cells' added repetitions, its parts in its own folder."""
     key = checkpoint_key(experiment.config, git_commit()) if resume else ""
-    totals = [
-        count_jobs(experiment.cells_of(d), experiment.reps, experiment.metrics)
+    reps, first = (look.reps, look.first_rep) if look else (experiment.reps, 0)
+    folder = look.folder if look else experiment.out_dir
+    cells = {
+        d.name: tuple(c for c in experiment.cells_of(d) if look is None or c.id in look.cell_ids)
+        for d in experiment.datasets
+    }
+    totals = [  # the jobs to run: those of the repetitions from ``first`` on
+        count_jobs(cells[d.name], reps, experiment.metrics)
+        - (count_jobs(cells[d.name], first, experiment.metrics) if first else 0)
         for d in experiment.datasets
     ]
     tables = []
-    with folder_lock(experiment.out_dir) if resume else nullcontext():
+    with folder_lock(folder) if resume else nullcontext():
         for index, dataset in enumerate(experiment.datasets):
+            if not totals[index]:
+                continue  # a look with no randomised cell here
             try:
                 tables.append(
                     run_cells(
                         dataset,
-                        experiment.cells_of(dataset),
-                        reps=experiment.reps,
+                        cells[dataset.name],
+                        reps=reps,
+                        first_rep=first,
                         master_seed=experiment.seed,
                         metrics=experiment.metrics,
                         metrics_by_attribute=experiment.metrics_by_attribute,
                         n_jobs=experiment.n_jobs,
                         progress=progress,
                         runner=experiment.runner,
-                        label=f"{experiment.label} [{dataset.name}]",
+                        label=f"{experiment.label} [{dataset.name}]"
+                        + (f" reps {first}-{reps - 1}" if look else ""),
                         metric_options=experiment.metric_options,
                         workers=workers,
                         checkpoint=(
-                            Checkpoint(experiment.parts_dir / dataset.name, key).open()
+                            Checkpoint(folder / PARTS_DIR / dataset.name, key).open()
                             if resume
                             else None
                         ),
@@ -568,55 +581,7 @@ def run_grid(
                 )
             except Interrupted as stop:  # the whole experiment's count, and its folder
                 stored = sum(totals[:index]) + stop.stored if resume else 0
-                raise Interrupted(stored, sum(totals), experiment.out_dir) from None
-        table = pd.concat(tables, ignore_index=True)
-    table.insert(0, "experiment", experiment.name)
-    table, notes = finite_rows(table)
-    for said in notes:
-        note(said)
-    return table
-
-
-def run_more_reps(
-    experiment: Experiment,
-    cell_ids: set[int],
-    first_rep: int,
-    reps: int,
-    folder: Path,
-    *,
-    progress: bool = True,
-) -> pd.DataFrame:
-    """Repetitions ``first_rep`` to ``reps`` − 1 of the cells ``cell_ids`` (a later look
-    of the pre-registered plan), stored as parts under ``folder/parts`` and resumed like
-    a run's (:mod:`~anonlab.runner.checkpoint`); the rows of repetitions below
-    ``first_rep`` are the run's own, so none is computed twice. Deterministic cells run
-    once and add nothing. Returns the new rows as the runner's tidy table."""
-    key = checkpoint_key(experiment.config, git_commit())
-    tables = []
-    with folder_lock(folder):
-        for dataset in experiment.datasets:
-            cells = tuple(c for c in experiment.cells_of(dataset) if c.id in cell_ids)
-            if not cells or count_jobs(cells, reps, experiment.metrics) <= count_jobs(
-                cells, first_rep, experiment.metrics
-            ):
-                continue
-            tables.append(
-                run_cells(
-                    dataset,
-                    cells,
-                    reps=reps,
-                    first_rep=first_rep,
-                    master_seed=experiment.seed,
-                    metrics=experiment.metrics,
-                    metrics_by_attribute=experiment.metrics_by_attribute,
-                    n_jobs=experiment.n_jobs,
-                    progress=progress,
-                    runner=experiment.runner,
-                    label=f"{experiment.label} [{dataset.name}] reps {first_rep}-{reps - 1}",
-                    metric_options=experiment.metric_options,
-                    checkpoint=Checkpoint(folder / PARTS_DIR / dataset.name, key).open(),
-                )
-            )
+                raise Interrupted(stored, sum(totals), folder) from None
     if not tables:
         return pd.DataFrame()
     table = pd.concat(tables, ignore_index=True)
@@ -625,6 +590,19 @@ def run_more_reps(
     for said in notes:
         note(said)
     return table
+
+
+@dataclass(frozen=True)
+class Look:
+    """A later look of the pre-registered plan: repetitions ``first_rep`` to ``reps`` − 1
+    of the cells ``cell_ids``, stored under ``folder`` (the rows of the repetitions below
+    ``first_rep`` are the run's own, so none is computed twice; a deterministic cell runs
+    once and adds nothing)."""
+
+    cell_ids: frozenset[int]
+    first_rep: int
+    reps: int
+    folder: Path
 
 
 def written_files(experiment: Experiment) -> list[Path]:
