@@ -7,7 +7,10 @@ derives what holds from the release's form, sampler, bounds and randomness.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+if TYPE_CHECKING:
+    from anonlab.mechanisms.measurements import Measurement
 
 DP = "ε-DP"
 APPROX_DP = "(ε, δ)-DP"
@@ -179,7 +182,8 @@ TEXT_COLUMNS = tuple(c for c in COLUMNS if c not in (*FLOAT_COLUMNS, *INT_COLUMN
 class Mechanism(Protocol):
     """What deriving a guarantee reads of a method: its privacy map (:meth:`claim`, and
     :meth:`holds` for what holds when nothing voids it) and what decides the release as
-    returned (form, sampler, randomness, cluster noise, re-ranking). Every
+    returned (form, sampler, the noise mechanisms it declares, randomness, cluster noise,
+    re-ranking). Every
     :class:`anonlab.methods.base.Method` is one."""
 
     name: ClassVar[str]
@@ -200,6 +204,10 @@ class Mechanism(Protocol):
     def claim(self, m: int) -> Guarantee: ...
 
     def holds(self, stated: Guarantee, m: int) -> Guarantee: ...
+
+    def mechanisms(self) -> tuple[Measurement, ...] | None: ...
+
+    def categorical_mechanisms(self) -> tuple[Measurement, ...]: ...
 
 
 __all__ = [

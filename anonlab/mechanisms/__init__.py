@@ -1,7 +1,8 @@
-"""Privacy mechanisms and their sensitivities."""
+"""Privacy mechanisms, their sensitivities and their facts (:mod:`.measurements`)."""
 
 from anonlab.mechanisms.discrete import discrete_laplace, discretised_laplace
 from anonlab.mechanisms.laplace import SAMPLERS, LaplaceMechanism
+from anonlab.mechanisms.measurements import MEASUREMENTS, Measurement
 from anonlab.mechanisms.sensitivity import (
     attribute_budget,
     centroid_global_sensitivity,
@@ -13,8 +14,10 @@ from anonlab.mechanisms.sensitivity import (
 )
 
 __all__ = [
+    "MEASUREMENTS",
     "SAMPLERS",
     "LaplaceMechanism",
+    "Measurement",
     "attribute_budget",
     "centroid_global_sensitivity",
     "centroid_local_sensitivity",

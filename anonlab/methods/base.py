@@ -15,6 +15,7 @@ from anonlab.datasets import Dataset
 from anonlab.guarantee import Guarantee
 from anonlab.mechanisms import SAMPLERS
 from anonlab.mechanisms.generators import generator_name
+from anonlab.mechanisms.measurements import Measurement
 from anonlab.release import FORMS, Release
 from anonlab.validation import AXIS_CHECKS, ParameterError, check_option
 
@@ -201,6 +202,18 @@ class Method(ABC):
         with the k and t it targets: its privacy map, as a
         :class:`~anonlab.guarantee.Guarantee` (``notion`` as claimed;
         :func:`~anonlab.methods.guarantees.guarantee` derives what holds as released)."""
+
+    def mechanisms(self) -> tuple[Measurement, ...] | None:
+        """The noise samplers every release of the method draws with, given its options
+        (:mod:`anonlab.mechanisms.measurements`): a privacy notion it claims holds as
+        released only if each is exact. ``None`` (the default): none declared, so no
+        privacy notion it claims holds (:func:`~anonlab.methods.guarantees.guarantee`)."""
+        return None
+
+    def categorical_mechanisms(self) -> tuple[Measurement, ...]:
+        """The noise samplers a release adds when categorical attributes are protected
+        (DP-IR §3.4: the exponential mechanism); by default none."""
+        return ()
 
     def holds(self, stated: Guarantee, m: int) -> Guarantee:
         """What holds of the privacy claim ``stated`` for ``m`` attributes when nothing

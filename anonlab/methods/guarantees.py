@@ -13,9 +13,13 @@ What holds for a release as returned depends on more than the mechanism:
   papers' proofs cover each attribute's list of noisy centroids (DP-IR Lemma 1 and the
   step before Algorithm 1), that is its multiset (``shuffled_columns``), and whole rows
   only for a record-level partition or one attribute (``shuffled_rows``);
-- its **sampler**: numpy's floating-point Laplace leaks through the low bits of released
-  values (Mironov 2012, CCS, "On significance of the least significant bits for
-  differential privacy"); the ``discrete`` sampler does not;
+- its **samplers**: the noise mechanisms the method declares it draws with
+  (:meth:`~anonlab.methods.base.Method.mechanisms`, their facts in
+  :mod:`anonlab.mechanisms.measurements`); a privacy notion holds only if every one is
+  declared and exact: numpy's floating-point Laplace leaks through the low bits of
+  released values (Mironov 2012, CCS, "On significance of the least significant bits for
+  differential privacy"), the ``discrete`` sampler does not; a method that declares no
+  mechanism guarantees none;
 - its **bounds**: the proofs assume public domains; a library release whose domain is
   read off the data (``domains="data"``) has none;
 - its **schema**: rounding to whole numbers read off the data (``integer="data"``)
@@ -39,6 +43,12 @@ from anonlab.guarantee import (
     Guarantee,
     Mechanism,
 )
+from anonlab.mechanisms.measurements import (
+    EXPONENTIAL_GUMBEL,
+    GUMBEL_FLOAT,
+    Measurement,
+)
+from anonlab.mechanisms.measurements import FLOATING_POINT as FLOATING_POINT  # the reason
 from anonlab.partition import levels, smallest_cluster
 from anonlab.validation import check_int
 
@@ -54,22 +64,17 @@ RECORD_ORDER = (
     "anonlab.audit attack brackets a record's value from the others); "
     "form='shuffled_columns' releases what the proof covers"
 )
-FLOATING_POINT = (
-    "numpy's floating-point Laplace sampler: released values carry low-order "
-    "bits that tell neighbours apart (Mironov 2012; python -m anonlab.audit "
-    "floating); sampler='discrete' resists it"
-)
 DATA_BOUNDS = (
     "domains read off the data (domains='data'): the bounds themselves disclose "
     "the data, and the proofs assume public bounds"
 )
 EXPONENTIAL_FLOAT = (
-    "categorical values are chosen by the exponential mechanism from numpy's "
-    "floating-point Gumbel draws, which lie in [-3.604, 36.737]: a candidate more than "
-    "40.34 logits (ε·(q_max − q)/(2Δq)) below the best is never chosen, and a neighbour "
-    "can bring it within reach, so pure ε-DP fails once the utilities span more than "
-    "40.34 logits (python -m anonlab.audit.exponential); sampler='discrete' samples the "
+    f"categorical values are chosen by {GUMBEL_FLOAT}; sampler='discrete' samples the "
     "mechanism exactly"
+)
+UNDECLARED = (
+    "declares no noise mechanism: nothing states that its draws resist floating-point "
+    "attacks; declare its mechanisms (anonlab.mechanisms)"
 )
 INTEGER_FROM_DATA = (
     "whole numbers read off the data (integer='data'): the release rounds to them only "
@@ -89,12 +94,29 @@ def claim(method: Mechanism, m: int) -> Guarantee:
     return method.claim(check_int(m, "m", 1))
 
 
+def draw_reasons(drawn: tuple[Measurement, ...] | None) -> list[str]:
+    """Why a privacy notion does not hold for draws from the measurements ``drawn``: the
+    reason of each that is not exact, once each, or :data:`UNDECLARED` for ``None``."""
+    if drawn is None:
+        return [UNDECLARED]
+    return list(dict.fromkeys(m.reason for m in drawn if not m.exact and m.reason))
+
+
+def _on_categorical(measurement: Measurement) -> str:
+    """The reason of ``measurement``, said of the categorical values it chooses."""
+    if measurement == EXPONENTIAL_GUMBEL:
+        return EXPONENTIAL_FLOAT
+    return f"categorical values are drawn by {measurement.name}: {measurement.reason}"
+
+
 @functools.lru_cache(maxsize=4096)
 def guarantee(method: Mechanism, m: int) -> Guarantee:
     """The guarantee of ``method``'s release of ``m`` attributes in its form and with its
     sampler: the paper's claim (:func:`claim`) and what holds for the release as
     returned, with the reasons they differ (computed once per method and m: a method
-    holds only its parameters)."""
+    holds only its parameters). The notion holds only if every measurement the method
+    declares (:meth:`~anonlab.methods.base.Method.mechanisms`) is exact: one that is not
+    gives ``none`` with its reason, and so does declaring none."""
     stated = claim(method, m)
     sampler = method.sampler if getattr(method, "draws_laplace", False) else None
     stated = replace(
@@ -107,8 +129,7 @@ def guarantee(method: Mechanism, m: int) -> Guarantee:
         reasons.append(RECORD_ORDER)
     if method.reranking:
         reasons.append(method.reranking)
-    if sampler == "numpy":
-        reasons.append(FLOATING_POINT)
+    reasons.extend(draw_reasons(method.mechanisms()))
     if reasons:
         return replace(stated, notion=NONE, reason="; ".join(reasons))
     return method.holds(stated, m)
@@ -203,21 +224,25 @@ def _as_released(
 ) -> Guarantee:
     """What holds of the privacy claim ``stated`` for a release of ``view``: its caveats
     (bounds, sampler, seed), and ``none`` where bounds or whole numbers were read off the
-    data (:func:`of_release`)."""
+    data (:func:`of_release`) or where the samplers categorical attributes add
+    (:meth:`~anonlab.methods.base.Method.categorical_mechanisms`) are not exact (a caveat
+    when the notion is ``none`` already)."""
     bounds = view.computed_once("data_caveat", lambda: data_caveat(view))
     categorical = any(a.categorical for a in view.protected_attributes)
+    inexact = tuple(
+        _on_categorical(m)
+        for m in (method.categorical_mechanisms() if categorical else ())
+        if not m.exact
+    )
     caveat = _join(
         stated.caveat,
         None if strict_bounds else bounds,
-        (
-            EXPONENTIAL_FLOAT
-            if categorical and method.draws_laplace and method.sampler == "numpy"
-            else None
-        ),
+        *(inexact if stated.notion == NONE else ()),
         SEEDED if seeded and method.randomized else None,
     )
     inferred = [a.name for a in view.protected_attributes if a.integer_from_data]
     voids = (
+        *(inexact if stated.notion != NONE else ()),
         f"{DATA_BOUNDS} ({bounds})" if strict_bounds and bounds else None,
         f"{INTEGER_FROM_DATA} ({', '.join(map(repr, inferred))})"
         if inferred and method.round_integers
@@ -266,7 +291,8 @@ def stated(cls: type[Mechanism]) -> str:
         text += f": {symbol[given.epsilon_total]} in total"
     if given.delta is not None:
         text += f", δ = {given.delta:g}"
-    if given.claimed in PRIVACY_NOTIONS and cls.forms != ("records",):
+    shown_alone = guarantee(made(options), 2).notion if cls.forms == ("records",) else None
+    if given.claimed in PRIVACY_NOTIONS and shown_alone != given.claimed:
         holds = []
         for form in cls.forms:
             method = made({**options, "form": form})

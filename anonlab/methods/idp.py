@@ -38,6 +38,7 @@ from anonlab.mechanisms import (
     centroid_local_sensitivity,
     cluster_based_local_sensitivity,
 )
+from anonlab.mechanisms.measurements import LAPLACE, Measurement
 from anonlab.methods.base import FORMS, Method, Release, postprocess
 from anonlab.methods.laplace import Laplace
 from anonlab.microaggregation import (
@@ -131,6 +132,9 @@ class ClusterNoise(Method):
 
     def claim(self, m: int) -> Guarantee:
         return budget_claim(self.notion, self.epsilon, m, self.budget)
+
+    def mechanisms(self) -> tuple[Measurement, ...]:
+        return (LAPLACE[self.sampler],)  # iDP Algorithm 1 line 11: Laplace noise
 
     def check_dataset(self, dataset: Dataset) -> None:
         check_numerical(dataset, self.name)

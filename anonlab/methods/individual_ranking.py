@@ -18,6 +18,7 @@ from anonlab.mechanisms import (
     attribute_budget,
     individual_ranking_sensitivity,
 )
+from anonlab.mechanisms.measurements import EXPONENTIAL, LAPLACE, Measurement
 from anonlab.methods.base import FORMS, Method, Release, codes_of, postprocess, split_kinds
 from anonlab.methods.categorical import centroid_codes, private_centroid_codes, ranking_clusters
 from anonlab.microaggregation import (
@@ -162,6 +163,12 @@ class IndividualRankingLaplace(Method):
 
     def claim(self, m: int) -> Guarantee:
         return Guarantee(DP, DP, self.epsilon / m, self.epsilon)  # DP-IR Alg. 1: ε/m each
+
+    def mechanisms(self) -> tuple[Measurement, ...]:
+        return (LAPLACE[self.sampler],)  # DP-IR Alg. 1 step 2: Laplace noise
+
+    def categorical_mechanisms(self) -> tuple[Measurement, ...]:
+        return (EXPONENTIAL[self.sampler],)  # DP-IR Alg. 2: the exponential mechanism
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         attrs = dataset.protected_attributes

@@ -11,6 +11,7 @@ from anonlab.cost import Cost
 from anonlab.datasets import Dataset
 from anonlab.guarantee import DP, Guarantee
 from anonlab.mechanisms import LaplaceMechanism, attribute_budget, record_sensitivity
+from anonlab.mechanisms.measurements import EXPONENTIAL, LAPLACE, Measurement
 from anonlab.methods.base import FORMS, Method, Release, codes_of, postprocess, split_kinds
 from anonlab.methods.categorical import private_record_codes
 from anonlab.semantics import value_change_sensitivity
@@ -38,6 +39,12 @@ class Laplace(Method):
 
     def claim(self, m: int) -> Guarantee:
         return Guarantee(DP, DP, self.epsilon / m, self.epsilon)  # DP-IR §3.3: ε/m each
+
+    def mechanisms(self) -> tuple[Measurement, ...]:
+        return (LAPLACE[self.sampler],)  # numerical attributes: Laplace noise
+
+    def categorical_mechanisms(self) -> tuple[Measurement, ...]:
+        return (EXPONENTIAL[self.sampler],)  # DP-IR §3.4: the exponential mechanism
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         attrs = dataset.protected_attributes

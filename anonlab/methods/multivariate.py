@@ -12,6 +12,7 @@ from anonlab.cost import Cost
 from anonlab.datasets import Dataset
 from anonlab.guarantee import DP, K_ANONYMITY, Guarantee
 from anonlab.mechanisms import LaplaceMechanism, insensitive_microaggregation_sensitivity
+from anonlab.mechanisms.measurements import EXPONENTIAL, LAPLACE, Measurement
 from anonlab.methods.base import FORMS, Method, Release, codes_of, postprocess, split_kinds
 from anonlab.methods.categorical import centroid_codes, private_centroid_codes
 from anonlab.microaggregation import cluster_means, mdav
@@ -170,6 +171,12 @@ class ImdavLaplace(Method):
         if self.compose:
             return super().holds(stated, m)
         return replace(stated, notion_epsilon=stated.epsilon_total * m, reason=IMDAV_REASON)
+
+    def mechanisms(self) -> tuple[Measurement, ...]:
+        return (LAPLACE[self.sampler],)  # DP-IR §2.4: Laplace noise on the centroids
+
+    def categorical_mechanisms(self) -> tuple[Measurement, ...]:
+        return (EXPONENTIAL[self.sampler],)  # DP-IR §3.4: the exponential mechanism
 
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         attrs = dataset.protected_attributes

@@ -11,11 +11,15 @@ model from noisy marginals:
   Mechanism for Differentially Private Synthetic Data" (PVLDB 15(11)), §4 and its
   Algorithm 1 (private-pgm's ``mechanisms/aim.py``).
 
-**Guarantee.** The release is (ε, δ)-DP for data sets that differ in one record
-*replaced* (bounded DP, n public), as the harness's other DP methods. Both mechanisms
+**Guarantee.** The papers claim (ε, δ)-DP, here for data sets that differ in one record
+*replaced* (bounded DP, n public), as the harness's other DP methods: both mechanisms
 are ρ-zCDP with ρ the largest value whose Canonne-Kamath-Steinke conversion gives
 (ε, δ) (:func:`~anonlab.mechanisms.accounting.zcdp_rho`, the bound private-pgm's
-``cdp2adp.cdp_rho`` uses).
+``cdp2adp.cdp_rho`` uses). As released the notion is none: the Gaussian measurements
+draw numpy's floating-point normal noise and the selections numpy's floating-point
+Gumbel-max exponential mechanism, neither exact
+(:data:`~anonlab.mechanisms.measurements.GAUSSIAN_NUMPY`,
+:data:`~anonlab.mechanisms.measurements.EXPONENTIAL_GUMBEL`; the release's ``reason``).
 
 **What differs from the published scripts**, which assume add/remove neighbours:
 

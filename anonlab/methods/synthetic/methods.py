@@ -12,6 +12,7 @@ from anonlab.cost import Cost
 from anonlab.datasets import Dataset
 from anonlab.guarantee import APPROX_DP, Guarantee
 from anonlab.mechanisms.accounting import zcdp_rho
+from anonlab.mechanisms.measurements import EXPONENTIAL_GUMBEL, GAUSSIAN_NUMPY, Measurement
 from anonlab.methods.base import Method, Release, postprocess
 from anonlab.methods.synthetic.encoding import Encoding, attribute_size
 from anonlab.methods.synthetic.pgm import run_aim, run_mst
@@ -26,8 +27,7 @@ from anonlab.validation import ParameterError
 SYNTHETIC_CAVEAT = (
     "synthetic records, which correspond to no original record; ρ-zCDP "
     "converted to (ε, δ) by Canonne-Kamath-Steinke's bound, for neighbours "
-    "that differ in one record replaced (n public); the Gaussian noise of "
-    "the marginals is drawn in floating point and is not released itself"
+    "that differ in one record replaced (n public)"
 )
 
 
@@ -78,6 +78,11 @@ class _Synthetic(Method):
             APPROX_DP, APPROX_DP, None, self.epsilon, delta=self.delta, caveat=SYNTHETIC_CAVEAT
         )
 
+    def mechanisms(self) -> tuple[Measurement, ...]:
+        # MST, AIM: Gaussian measurements of marginals (rng.normal) and exponential
+        # selections (ExponentialMechanism's numpy Gumbel-max), both in floating point
+        return (GAUSSIAN_NUMPY, EXPONENTIAL_GUMBEL)
+
     @property
     def rho(self) -> float:
         """The zCDP ρ the mechanism spends (:func:`zcdp_rho` of ε and δ)."""
@@ -102,7 +107,8 @@ class _Synthetic(Method):
 
 @dataclass(frozen=True)
 class Mst(_Synthetic):
-    """MST synthetic data (McKenna, Miklau & Sheldon 2021), (ε, δ)-DP. Noisy one-way
+    """MST synthetic data (McKenna, Miklau & Sheldon 2021), claimed (ε, δ)-DP; none as
+    released, its noise being drawn in floating point. Noisy one-way
     marginals, a private maximum spanning tree of attribute pairs and its noisy 2-way
     marginals; Private-PGM fits a graphical model to them, sampled to n records. Options
     ``bins`` (numerical attributes, equal-width over their domains) and ``delta``
@@ -124,7 +130,8 @@ class Mst(_Synthetic):
 
 @dataclass(frozen=True)
 class Aim(_Synthetic):
-    """AIM synthetic data (McKenna, Mullins, Sheldon & Vietri 2022), (ε, δ)-DP. One-way
+    """AIM synthetic data (McKenna, Mullins, Sheldon & Vietri 2022), claimed (ε, δ)-DP;
+    none as released, its noise being drawn in floating point. One-way
     marginals, then rounds that each measure the marginal of the 2-way workload the model
     estimates worst (exponential mechanism), with budget annealing (AIM §4); Private-PGM
     fits the model, sampled to n records. Options ``bins`` and ``delta`` (default 1e-9)
