@@ -114,7 +114,6 @@ def _table(rows: dict[str, dict], index: str) -> pd.DataFrame:
 #: where each generated table lives: (file, marker) → the lines between
 #: ``<!-- <marker>:start -->`` and ``<!-- <marker>:end -->``
 DOC_TABLES = {"methods-table": "README.md", "metrics-table": "docs/guide/metrics.md"}
-_SYMBOLS = {"epsilon": "ε", "alpha": "α"}
 
 
 def _cell(text: str) -> str:
@@ -125,12 +124,13 @@ def methods_markdown() -> str:
     """The README's table of methods (:func:`list_methods`): name and aliases, what it
     does (its docstring's first sentence), grid axes and capability tags."""
     from anonlab.methods import ALIASES
+    from anonlab.plotting.names import AXIS_SYMBOLS
 
     rows = ["| name (alias) | what | grid axes | tags |", "|---|---|---|---|"]
     for name, row in list_methods().iterrows():
         aliases = [a for a, target in ALIASES.items() if target == name]
         shown = f"`{name}`" + "".join(f" (`{a}`)" for a in aliases)
-        axes = ", ".join(_SYMBOLS.get(a, a) for a in row["axes"].split(", ") if a) or "—"
+        axes = ", ".join(AXIS_SYMBOLS.get(a, a) for a in row["axes"].split(", ") if a) or "—"
         rows.append(f"| {shown} | {_cell(row['description'])} | {axes} | {row['tags']} |")
     return "\n".join(rows)
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from anonlab.plotting.names import AXIS_SYMBOLS
 from anonlab.validation import ParameterError
 
 COMMON_FIELDS = {
@@ -363,12 +364,11 @@ class NotCheckable(Exception):
     """The results lack what the claim needs."""
 
 
-SYMBOLS = {"epsilon": "ε", "alpha": "α"}
 
 
 def symbol(axis: str) -> str:
     """The papers' symbol of a grid axis."""
-    return SYMBOLS.get(axis, axis)
+    return AXIS_SYMBOLS.get(axis, axis)
 
 
 def fmt(value: Any) -> str:
