@@ -144,3 +144,16 @@ def test_an_undecidable_claim_states_what_would_decide_it(monkeypatch):
     )  # fmt: skip
     monkeypatch.setattr(KINDS["crossover"], "ESTIMATES", False)
     assert "this kind gives no estimate" in _verdict_line(no_estimate)
+
+
+def test_many_welch_critical_values_are_the_student_quantiles():
+    """Thousands of distinct Welch df (every pair of a long curve) are interpolated in
+    1/df; the values stay Student's quantiles to 1e-6 at every level."""
+    from scipy import special
+
+    from anonlab.report.claims.stats import ALPHA, critical
+
+    df = np.concatenate([np.linspace(1, 4, 300), np.geomspace(4, 1e7, 5000)])
+    for tests in (1, 40, 10**6):
+        exact = special.stdtrit(df, 1 - ALPHA / (2 * tests))
+        assert np.allclose(critical(df, tests), exact, rtol=1e-6, atol=0)

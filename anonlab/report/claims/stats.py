@@ -101,6 +101,14 @@ def confidence() -> str:
     return f"{100 * (1 - level()):.3g}%"
 
 
+#: :func:`critical` computes at most this many Student-t quantiles exactly, and beyond
+#: interpolates those of ``INTERPOLATE_FROM_DF`` or more degrees of freedom on
+#: ``CRITICAL_GRID`` points of 1/df
+EXACT_CRITICALS = 256
+INTERPOLATE_FROM_DF = 4.0
+CRITICAL_GRID = 4097
+
+
 def critical(df: np.ndarray | float, tests: int = 1) -> np.ndarray:
     """Two-sided Student-t critical value at level α / ``tests`` (normal for df = ∞), α
     the current look's (:func:`spending`)."""
@@ -111,8 +119,31 @@ def critical(df: np.ndarray | float, tests: int = 1) -> np.ndarray:
     q = 1 - _LEVEL.get() / (2 * max(int(tests), 1))
     out = np.full(df.shape, special.ndtri(q))
     finite = np.isfinite(df) & (df > 0)
-    out[finite] = special.stdtrit(df[finite], q)
+    values = df[finite]
+    steep = values < INTERPOLATE_FROM_DF
+    if values.size - steep.sum() <= EXACT_CRITICALS:
+        out[finite] = special.stdtrit(values, q)
+        return out
+    # thousands of Welch df (every pair of a long curve): the quantile is smooth in 1/df
+    # above a few df, so it is interpolated on a fine grid of 1/df (error below 1e-6)
+    grid, nodes = _critical_nodes(q)
+    found = np.empty_like(values)
+    found[steep] = special.stdtrit(values[steep], q)
+    found[~steep] = np.interp(1.0 / values[~steep], grid, nodes)
+    out[finite] = found
     return out
+
+
+@cache
+def _critical_nodes(q: float) -> tuple[np.ndarray, np.ndarray]:
+    """The grid of 1/df :func:`critical` interpolates on, and the quantile ``q`` there."""
+    from scipy import special
+
+    grid = np.linspace(0.0, 1.0 / INTERPOLATE_FROM_DF, CRITICAL_GRID)
+    nodes = np.empty_like(grid)
+    nodes[0] = special.ndtri(q)
+    nodes[1:] = special.stdtrit(1.0 / grid[1:], q)
+    return grid, nodes
 
 
 def welch_df(
@@ -328,6 +359,11 @@ def next_look(reps: int) -> Iterator[None]:
         _NEXT_LOOK.reset(token)
 
 
+#: :func:`decide_chance` counts exactly up to this many undecided points, then by the
+#: normal approximation (the exact count takes O(points²))
+EXACT_COUNTS = 200
+
+
 def decide_chance(
     j: Judgement, holds: np.ndarray, opposite: np.ndarray, need: int, reps: int
 ) -> float:
@@ -362,12 +398,27 @@ def decide_chance(
         return np.where(finite, ndtr(z), 0.0)
 
     def at_least(p: np.ndarray, k: int) -> float:
-        counts = np.zeros(len(p) + 1)  # Poisson-binomial: the chance of each count
+        """P(at least ``k`` of independent events with chances ``p``): the
+        Poisson-binomial exactly up to ``EXACT_COUNTS`` events (O(len(p)²)), beyond by
+        its normal approximation with a continuity correction (a claim over thousands
+        of pairs of k)."""
+        if k <= 0:
+            return 1.0
+        if k > len(p):
+            return 0.0
+        if len(p) > EXACT_COUNTS:
+            from scipy.special import ndtr
+
+            mean, var = float(p.sum()), float((p * (1 - p)).sum())
+            if var == 0:
+                return float(mean >= k)
+            return float(ndtr((mean - (k - 0.5)) / math.sqrt(var)))
+        counts = np.zeros(len(p) + 1)  # the chance of each count
         counts[0] = 1.0
         for p_i in p:
             counts[1:] = counts[1:] * (1 - p_i) + counts[:-1] * p_i
             counts[0] *= 1 - p_i
-        return float(counts[k:].sum()) if k <= len(p) else 0.0
+        return float(counts[k:].sum())
 
     to_hold = at_least(clears(reps_hold[open_], hold_tests), max(need - int(holds.sum()), 0))
     to_oppose = at_least(
