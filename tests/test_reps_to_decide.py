@@ -142,6 +142,7 @@ def test_an_undecidable_claim_states_what_would_decide_it(monkeypatch):
         "c", "P", "§", "q", "crossover", WITHIN_NOISE, "ours", look=3, look_reps=40,
         last_look_reps=40,
     )  # fmt: skip
+    assert "a finer grid of x there would" in _verdict_line(no_estimate)  # a location
     monkeypatch.setattr(KINDS["crossover"], "ESTIMATES", False)
     assert "this kind gives no estimate" in _verdict_line(no_estimate)
 

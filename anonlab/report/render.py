@@ -188,6 +188,12 @@ def _what_would_decide(result: ClaimResult) -> str:
         return "this kind gives no estimate of the repetitions that would decide it"
     if result.look_reps == 1:
         return "one repetition has no spread to estimate from; the plan's repetitions would"
+    if result.kind in ("crossover", "extremum"):  # its location straddles the window
+        return (
+            "no number of repetitions: the location lies between grid points that "
+            "straddle the paper's window (or a point sits on its boundary); a finer grid "
+            "of x there would"
+        )
     return (
         "no number of repetitions: the curves agree within noise at the boundary; "
         "a stated equivalence margin would"
