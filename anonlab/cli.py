@@ -28,7 +28,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from anonlab.catalog import experiment_names
 from anonlab.catalog import experiments as catalog_experiments
-from anonlab.config import CONF_DIR, PAPER_PROFILE, compose_config
+from anonlab.config import CONF_DIR, CONFIRMATORY, PAPER_PROFILE, compose_config
 from anonlab.data_fetch import ChecksumError
 from anonlab.io import StorageError, storage_error
 from anonlab.preregistration import staged
@@ -78,7 +78,8 @@ def declared_runs(
     (:func:`~anonlab.runner.validate.validate`) before any data is read, worker started or
     kernel loaded: its experiment or, under ``all_experiments``, every paper experiment of
     the catalog in ``conf_dir`` (those ``experiments=[…]`` picks), under its primary
-    reading and then each other reading, composed with the other ``overrides``. Under
+    reading and then each other reading (the primary only under ``stage=confirmatory``,
+    whose verdicts are the primary reading's), composed with the other ``overrides``. Under
     ``plot_only`` each must have its stored results."""
     check_fanout(config)
     picked = chosen_experiments(config, conf_dir)
@@ -92,11 +93,14 @@ def declared_runs(
             )
         skipped = ("experiment", "reading", "experiments")
         rest = [o for o in overrides if override_key(o) not in skipped]
+        # the confirmatory run confirms the primary reading's claims: no other reading
+        confirmatory = str(config.get("stage") or "") == CONFIRMATORY
         runs = []
         for entry in catalog_experiments(conf_dir):
             if picked is not None and entry.name not in picked:
                 continue
-            for reading in [None, *(r.name for r in entry.alternatives)]:
+            others = () if confirmatory else tuple(r.name for r in entry.alternatives)
+            for reading in [None, *others]:
                 composed = [
                     f"+experiment={entry.name}",
                     *rest,

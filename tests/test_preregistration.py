@@ -210,3 +210,15 @@ def test_a_later_look_draws_the_first_looks_numbers(compose_config, tmp_path):
     key = ["method", "k", "epsilon", "rep", "metric"]
     merged = small.merge(large[large["rep"] < 2], on=key, suffixes=("", "_more"))
     assert len(merged) == len(small) and (merged["value"] == merged["value_more"]).all()
+
+
+def test_a_confirmatory_run_of_all_runs_the_primary_readings_only(compose_config, tmp_path):
+    """The report's confirmatory verdicts are the primary reading's: +experiment=all
+    stage=confirmatory runs no other reading (the exploratory run runs each)."""
+    from anonlab import cli
+
+    base = ("+experiment=all", "experiments=[census_ir]", f"results_dir={tmp_path}")
+    for stage, readings in (("exploratory", [None, "data_range_bins"]), ("confirmatory", [None])):
+        overrides = (*base, f"stage={stage}")
+        runs = cli.declared_runs(compose_config(*overrides), overrides, CONF_DIR)
+        assert [run.config.get("reading") for run in runs] == readings
