@@ -379,6 +379,47 @@ def experiments(conf_dir: Path = CONF_DIR) -> tuple[ExperimentEntry, ...]:
     )
 
 
+def custom_experiments(conf_dir: Path = CONF_DIR) -> tuple[str, ...]:
+    """The experiment configs that name no paper (``experiment.paper`` null or absent), by
+    name: ``all``, ``study`` and any experiment of one's own (a figure with its claims in
+    one YAML). Each is checked as far as it declares: a mapping whose ``experiment``
+    block, if any, is a mapping with the keys of :data:`EXPERIMENT_KEYS` only, a ``name``
+    that is the file's, a list of ``targets``, and ``claims`` that resolve
+    (:func:`resolved_claims`); anything else is a :class:`ParameterError` naming the
+    file."""
+    names = []
+    for path in sorted((Path(conf_dir) / EXPERIMENT_DIR).glob("*.yaml")):
+        raw = _load_yaml(path)
+        source = str(path)
+        if not isinstance(raw, Mapping):
+            raise ParameterError(f"{source}: an experiment must be a mapping, got {raw!r}")
+        block = raw.get("experiment")
+        if block is None:
+            names.append(path.stem)
+            continue
+        if not isinstance(block, Mapping):
+            raise ParameterError(f"{source}: experiment must be a mapping, got {block!r}")
+        if block.get("paper"):
+            continue  # a paper experiment (experiments())
+        unknown = set(block) - set(EXPERIMENT_KEYS)
+        if unknown:
+            raise ParameterError(
+                f"{source}: experiment has unknown key(s) {sorted(unknown)}; "
+                f"it has {', '.join(EXPERIMENT_KEYS)}"
+            )
+        name = block.get("name", path.stem)
+        if name != path.stem:
+            raise ParameterError(
+                f"{source}: experiment.name {name!r} must be the file's name {path.stem!r} "
+                f"(+experiment={path.stem} runs it)"
+            )
+        if not isinstance(block.get("targets") or [], list):
+            raise ParameterError(f"{source}: experiment.targets must be a list")
+        resolved_claims(raw, conf_dir, source=source)
+        names.append(path.stem)
+    return tuple(names)
+
+
 def targets(conf_dir: Path = CONF_DIR) -> tuple[Target, ...]:
     """Every paper target, by paper (``papers.yaml`` order), figures before tables, by
     number."""
@@ -408,6 +449,7 @@ __all__ = [
     "Paper",
     "Reading",
     "Target",
+    "custom_experiments",
     "experiment",
     "experiment_names",
     "experiments",

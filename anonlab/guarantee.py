@@ -20,6 +20,8 @@ T_CLOSENESS = "k-anonymity and t-closeness"
 NONE = "none"
 #: the notions that bound a privacy loss ε
 PRIVACY_NOTIONS = (DP, APPROX_DP, IDP)
+#: every notion a guarantee may claim or hold
+NOTIONS = (*PRIVACY_NOTIONS, K_ANONYMITY, T_CLOSENESS, NONE)
 
 
 #: how an EMD ground treats tied confidential values (:attr:`Guarantee.ties`)

@@ -6,6 +6,7 @@ name with a one-line ``description``, derived from the classes and configs thems
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -113,7 +114,15 @@ def _table(rows: dict[str, dict], index: str) -> pd.DataFrame:
 
 #: where each generated table lives: (file, marker) → the lines between
 #: ``<!-- <marker>:start -->`` and ``<!-- <marker>:end -->``
-DOC_TABLES = {"methods-table": "README.md", "metrics-table": "docs/guide/metrics.md"}
+DOC_TABLES = {
+    "methods-table": "README.md",
+    "metrics-table": "docs/guide/metrics.md",
+    "guarantees-table": "docs/guide/methods.md",
+}
+
+#: the m, ε, k and t the guarantees table is computed at; its ε values are shown as the
+#: symbols they equal (ε/m, ε, m·ε)
+GUARANTEE_GRID = {"m": 3, "epsilon": 0.5, "k": 4, "t": 0.3}
 
 
 def _cell(text: str) -> str:
@@ -173,9 +182,69 @@ def metrics_markdown() -> str:
     return "\n".join(rows)
 
 
+def _symbol(value: float | None) -> str:
+    """An ε of the guarantees table as its symbol at :data:`GUARANTEE_GRID` (``–``: none)."""
+    if value is None:
+        return "–"
+    m, epsilon = GUARANTEE_GRID["m"], GUARANTEE_GRID["epsilon"]
+    for symbol, at in (("ε/m", epsilon / m), ("ε", epsilon), ("m·ε", m * epsilon)):
+        if math.isclose(value, at):
+            return symbol
+    return f"{value:g}"
+
+
+def guarantees_markdown() -> str:
+    """The methods guide's table of guarantees: for every registered method, built at
+    :data:`GUARANTEE_GRID` (an axis of its own at its default), what its paper claims, the
+    ε it spends, and the notion as released in each form it offers with the ``discrete``
+    sampler and public bounds (``–``: the form is refused), and its caveat."""
+    from anonlab.methods import METHODS, make_method
+    from anonlab.methods.guarantees import guarantee
+    from anonlab.plotting.names import AXIS_SYMBOLS
+    from anonlab.release import FORMS
+
+    m = GUARANTEE_GRID["m"]
+    grid = {axis: value for axis, value in GUARANTEE_GRID.items() if axis != "m"}
+    rows = [
+        "| method | axes | claimed | ε per attribute | ε in total | "
+        + " | ".join(FORMS)
+        + " | caveat |",
+        "|---" * (6 + len(FORMS)) + "|",
+    ]
+    for name, cls in METHODS.items():
+        stated = guarantee(make_method(name, grid), m)
+        library = {"sampler": "discrete"} if cls.draws_laplace else {}
+        cells = [
+            f"`{name}`",
+            ", ".join(AXIS_SYMBOLS.get(a, a) for a in cls.axes) or "–",
+            str(stated.claimed),
+            _symbol(stated.epsilon_per_attribute),
+            _symbol(stated.epsilon_total),
+        ]
+        for form in FORMS:
+            if form not in cls.forms:
+                cells.append("–")
+                continue
+            one = form == "shuffled_rows" and cls.rows_need_one_attribute
+            shown = guarantee(make_method(name, grid, {**library, "form": form}), 1 if one else m)
+            text = shown.notion
+            if shown.notion_epsilon is not None and not math.isclose(
+                shown.notion_epsilon, shown.epsilon_total or 0.0
+            ):
+                text += f" ({_symbol(shown.notion_epsilon)})"
+            cells.append(text + (" (m = 1)" if one else ""))
+        cells.append(stated.caveat or "–")
+        rows.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return "\n".join(rows)
+
+
 def doc_table(marker: str) -> str:
     """The generated table for ``marker`` (:data:`DOC_TABLES`)."""
-    return {"methods-table": methods_markdown, "metrics-table": metrics_markdown}[marker]()
+    return {
+        "methods-table": methods_markdown,
+        "metrics-table": metrics_markdown,
+        "guarantees-table": guarantees_markdown,
+    }[marker]()
 
 
 def write_doc_tables(root: Path) -> list[Path]:

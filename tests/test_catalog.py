@@ -39,11 +39,13 @@ def test_papers_are_the_readmes_in_its_order():
         assert paper.title in row[1] and str(paper.year) in row[1]
 
 
-def test_every_experiment_config_is_a_paper_experiment_in_the_readme():
+def test_every_experiment_config_is_a_paper_experiment_in_the_readme_or_a_custom_one():
     names = catalog.experiment_names()
     files = {p.stem for p in (ROOT / "conf" / "experiment").glob("*.yaml")}
-    # all: every paper experiment; study: a study of one's own, no paper's
-    assert set(names) == files - {"all", "study"} and len(names) == len(set(names))
+    # all: every paper experiment; study, and any experiment of one's own: no paper's
+    custom = catalog.custom_experiments()
+    assert {"all", "study"} <= set(custom) and not set(custom) & set(names)
+    assert set(names) == files - set(custom) and len(names) == len(set(names))
     rows = readme_rows("| experiment | paper target |")
     assert [row[0].strip("`") for row in rows] and {row[0].strip("`") for row in rows} == set(names)
     entries = {entry.name: entry for entry in catalog.experiments()}  # the catalog, read once
@@ -195,6 +197,37 @@ def test_a_file_whose_name_differs_from_its_experiment_is_refused(conf_copy):
         r"must be the file's name 'other'",
     ):
         catalog.experiments(conf)
+
+
+CUSTOM = (ROOT / "tests" / "fixtures" / "extension" / "extension_study.yaml").read_text(
+    encoding="utf-8"
+)
+
+
+def test_an_experiment_without_a_paper_is_a_custom_one(conf_copy):
+    conf = conf_copy(extension_study=CUSTOM)
+    assert "extension_study" in catalog.custom_experiments(conf)
+    assert "extension_study" not in catalog.experiment_names(conf)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("- just a list\n", r"an experiment must be a mapping"),
+        (variant("name: extension_study", "name: other", CUSTOM), r"must be the file's name"),
+        (
+            variant("  targets:", "  figure: 1\n  targets:", CUSTOM),
+            r"unknown key\(s\) \['figure'\]",
+        ),
+        (variant("experiment:\n", "experiment: study\nx:\n", CUSTOM), r"must be a mapping"),
+        (variant("claims:\n", "claims: one\nx:\n", CUSTOM), r"claims must be a list"),
+    ],
+)
+def test_a_malformed_custom_experiment_is_refused_naming_the_file(conf_copy, text, message):
+    conf = conf_copy(extension_study=text)
+    with pytest.raises(ParameterError, match=message) as error:
+        catalog.custom_experiments(conf)
+    assert "extension_study.yaml" in str(error.value)
 
 
 def test_an_unknown_paper_list_entry_is_refused(conf_copy):

@@ -1,7 +1,7 @@
 """The extension test, following the README's "Adding a method" only: a method with a
 grid axis of its own, a metric and a figure with a claim are each one new file in a
-scratch copy of the package, and the run, the listing, the docs' tables and the claim's
-verdict all pick them up with no other file touched."""
+scratch copy of the package, and the run, the listing, the docs' tables, the claim's
+verdict and the conformance kit all pick them up with no other file touched."""
 
 from __future__ import annotations
 
@@ -39,8 +39,9 @@ SCRIPT = """
 import json, sys
 from pathlib import Path
 import pandas as pd
-from anonlab.catalog import resolved_claims
+from anonlab.catalog import custom_experiments, resolved_claims
 from anonlab.cli import main
+from anonlab.conformance import check_method, check_metric, run_checks
 from anonlab.listing import doc_table, list_methods, list_metrics
 from anonlab.report.view import judge_claims
 
@@ -62,6 +63,9 @@ print(json.dumps({
                "mean_shift" in doc_table("metrics-table")],
     "axes": list_methods().loc["rounded_laplace", "axes"],
     "guarantee": list_methods().loc["rounded_laplace", "guarantee"],
+    "conforms": [run_checks(check_method("rounded_laplace"), "method 'rounded_laplace'"),
+                 run_checks(check_metric("mean_shift"), "metric 'mean_shift'")],
+    "custom": "extension_study" in custom_experiments(),
 }))
 """
 
@@ -93,3 +97,6 @@ def test_a_method_a_metric_and_a_figure_are_one_file_each(tmp_path):
     assert out["listed"] == [True, True] and out["tables"] == [True, True]
     assert out["axes"] == "epsilon, digits"
     assert out["guarantee"].startswith("claims ε-DP")
+    # the conformance kit passes both, built from what they declare alone
+    assert all(out["conforms"]) and "bad_axis_values_refused" in out["conforms"][0]
+    assert out["custom"]

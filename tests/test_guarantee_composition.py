@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from anonlab.datasets import build_dataset
-from anonlab.guarantee import DP, NONE, PRIVACY_NOTIONS, Guarantee
+from anonlab.guarantee import DP, NONE, Guarantee
 from anonlab.mechanisms import LaplaceMechanism, accounting
 from anonlab.mechanisms.exponential import ExponentialMechanism
 from anonlab.mechanisms.measurements import (
@@ -31,13 +31,12 @@ from anonlab.mechanisms.measurements import (
     ZCDP,
     Measurement,
 )
-from anonlab.methods import METHODS, make_method
+from anonlab.methods import make_method
 from anonlab.methods.base import Method, Release
 from anonlab.methods.guarantees import (
     EXPONENTIAL_FLOAT,
     UNDECLARED,
     before_release,
-    claim,
     guarantee,
     of_release,
 )
@@ -106,30 +105,9 @@ def test_one_inexact_mechanism_among_exact_ones_voids_the_notion():
     assert stated.reason == f"{EXPONENTIAL_GUMBEL.reason}; {GAUSSIAN_FLOAT}"
 
 
-def registered() -> list[tuple[str, dict]]:
-    """Every registered method with each choice of its sampler (the default otherwise)."""
-    cases = []
-    for name, cls in METHODS.items():
-        for sampler in cls.choices().get("sampler", (None,)):
-            cases.append((name, {} if sampler is None else {"sampler": sampler}))
-    return cases
-
-
-@pytest.mark.parametrize(("name", "options"), registered())
-def test_every_method_that_claims_a_privacy_notion_declares_its_mechanisms(name, options):
-    method = make_method(name, {"k": 3, "epsilon": EPS, "t": 0.4}, options)
-    if claim(method, 2).claimed not in PRIVACY_NOTIONS:
-        return
-    drawn = method.mechanisms()
-    assert drawn is not None, f"{name} claims a privacy notion and declares no mechanism"
-    assert drawn and all(isinstance(m, Measurement) for m in drawn)
-    assert all(isinstance(m, Measurement) for m in method.categorical_mechanisms())
-    # the notion as released is none exactly when a declared mechanism is not exact, or
-    # for a reason of the release's form or the method's sensitivities
-    stated = guarantee(method, 2)
-    if not all(m.exact for m in drawn):
-        assert stated.notion == NONE
-        assert all(m.reason in stated.reason for m in drawn if not m.exact)
+# Every method that claims a privacy notion declares its mechanisms, with each choice of
+# its sampler, built from its own test parameters: tests/test_conformance.py
+# (anonlab.conformance, check privacy_claims_declare_mechanisms).
 
 
 @pytest.mark.parametrize("sampler", ["numpy", "discrete"])

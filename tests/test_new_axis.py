@@ -41,6 +41,9 @@ def test_a_new_axis_is_declared_by_its_method_alone(monkeypatch, compose_config,
     assert sorted(dict(c.params)["digits"] for c in experiment.cells) == [1, 3]
     with pytest.raises(ParameterError, match="digits"):
         build_experiment(compose_config(*base, "+grid.digits=[9]"))
+    # an axis with a default may be left out: the cells run at it and record it
+    experiment = build_experiment(compose_config(*base))
+    assert [dict(c.params)["digits"] for c in experiment.cells] == [2]
 
 
 def test_an_axis_without_a_check_is_refused_when_the_class_is_defined():

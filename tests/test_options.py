@@ -110,13 +110,8 @@ def test_options_on_the_command_line_compose(compose_config):
     assert compose_config(*TINY)["options"] == {}
 
 
-def test_make_method_without_options_is_the_default():
-    for name, cls in METHODS.items():
-        params = {"k": 3, "epsilon": 1.0, "t": 0.2}
-        plain = make_method(name, params)
-        assert plain == make_method(name, params, {}) == make_method(name, params, None)
-        defaults = {option: choices[0] for option, choices in cls.choices().items()}
-        assert plain == make_method(name, params, defaults) and plain.options == defaults
+# make_method without options is the default, for every method built from its own test
+# parameters: tests/test_conformance.py (anonlab.conformance, check options_each_build)
 
 
 # --- plumbing: cells, metrics, seeds, resume key -----------------------------------------

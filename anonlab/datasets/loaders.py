@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 import anonlab.data_fetch as data_fetch
-from anonlab.datasets.nhds import read_patient_discharge
+from anonlab.datasets.nhds import NHDS_FILE, read_patient_discharge
 from anonlab.validation import ParameterError
 
 # UCI adult.names, in file order.
@@ -127,6 +127,14 @@ READERS = {
     "adult": read_adult,
     "wine": read_wine,
     "patient_discharge": read_patient_discharge,
+}
+#: the vendored raw files (``data_fetch/sources.toml``) each reader loads, checked
+#: against their SHA-256 before reading; a reader of a user's own file has none
+SOURCES: dict[str, tuple[str, ...]] = {
+    "census": ("CASCrefmicrodata.csv",),
+    "adult": ("adult.data",),
+    "wine": ("winequality-white.csv",),
+    "patient_discharge": (NHDS_FILE,),
 }
 # Dataset config keys a reader takes as keyword arguments (when set and not null).
 READER_OPTIONS: dict[str, tuple[str, ...]] = {

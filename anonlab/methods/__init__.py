@@ -123,10 +123,12 @@ def make_method(
 ) -> Method:
     """Instantiate ``name`` with the grid parameters it depends on, ignoring the others.
 
-    sdcMicro's ``aggr`` is accepted for ``k``. ``options`` (``{option: value}``) chooses
-    among the readings the method declares in ``option_choices``; an unknown option or
-    value raises a :class:`~anonlab.validation.ParameterError` naming
-    ``options.<name>.<option>``. Omitted options keep their defaults.
+    sdcMicro's ``aggr`` is accepted for ``k``; an axis with a default (a keyword default
+    of the class's dataclass field) may be omitted and keeps it. ``options``
+    (``{option: value}``) chooses among the readings the method declares in
+    ``option_choices``; an unknown option or value raises a
+    :class:`~anonlab.validation.ParameterError` naming ``options.<name>.<option>``.
+    Omitted options keep their defaults.
     """
     cls = method_class(name)
     form = split_variant(name)[1]
@@ -135,8 +137,9 @@ def make_method(
     params = dict(params)
     if "aggr" in params and "k" not in params:
         params["k"] = params.pop("aggr")
-    missing = [axis for axis in cls.axes if axis not in params]
+    defaults = cls.axis_defaults()
+    missing = [axis for axis in cls.axes if axis not in params and axis not in defaults]
     if missing:
         raise TypeError(f"method {cls.name!r} needs parameter(s) {missing}")
     chosen = check_options(cls.name, options, cls.choices())
-    return cls(**{axis: params[axis] for axis in cls.axes}, **chosen)
+    return cls(**{axis: params[axis] for axis in cls.axes if axis in params}, **chosen)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from anonlab.mechanisms import SAMPLERS
 from anonlab.mechanisms.generators import generator_name
 from anonlab.mechanisms.measurements import Measurement
 from anonlab.release import FORMS, Release
-from anonlab.validation import AXIS_CHECKS, ParameterError, check_option
+from anonlab.validation import AXIS_CHECKS, TEST_VALUES, ParameterError, check_option
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,11 @@ class Method(ABC):
     #: n, m and the method's parameters, with its constant measured on this machine kind
     #: by ``benchmarks/cost_model.py``); the plan stage sums it over a run's jobs
     cost: ClassVar[Cost] = LINEAR
+    #: small parameter sets the conformance checks (:mod:`anonlab.conformance`) build the
+    #: method with, each ``{axis or option: value}``; empty: one set derived from the
+    #: shared axes' :data:`~anonlab.validation.TEST_VALUES` and the defaults of the
+    #: method's own axes (:meth:`test_parameters`)
+    test_params: ClassVar[tuple[dict[str, Any], ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A method's every axis has a check, declared with the method or shared."""
@@ -126,6 +132,42 @@ class Method(ABC):
             ("public-bounds", cls.needs_bounds or cls.draws_laplace),
         )
         return tuple(tag for tag, holds in flags if holds)
+
+    @classmethod
+    def axis_defaults(cls) -> dict[str, Any]:
+        """The default of each grid axis that has one (a keyword default of its dataclass
+        field): a grid or a call may omit such an axis."""
+        return {
+            f.name: f.default
+            for f in dataclasses.fields(cls)
+            if f.name in cls.axes and f.default is not dataclasses.MISSING
+        }
+
+    @classmethod
+    def test_parameters(cls) -> list[dict[str, Any]]:
+        """The parameter sets the conformance checks build the method with: ``test_params``
+        if declared, else one set of the shared axes' test values and the defaults of the
+        method's own axes.
+
+        Raises
+        ------
+        TypeError
+            An axis of the method's own has no default and no ``test_params`` are declared.
+        """
+        if cls.test_params:
+            return [dict(params) for params in cls.test_params]
+        defaults = cls.axis_defaults()
+        derived: dict[str, Any] = {}
+        for axis in cls.axes:
+            if axis in TEST_VALUES and axis not in cls.axis_checks:
+                derived[axis] = TEST_VALUES[axis]
+            elif axis in defaults:
+                derived[axis] = defaults[axis]
+            else:
+                raise TypeError(
+                    f"method {cls.name!r}: axis {axis!r} has no default; declare test_params"
+                )
+        return [derived]
 
     @classmethod
     def check_axis(cls, axis: str, value: Any, name: str) -> Any:

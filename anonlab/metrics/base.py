@@ -57,6 +57,16 @@ class _Options:
     options: Mapping[str, Any]
     requires: tuple[str, ...]
     measured: bool = False
+    test_params: tuple[Mapping[str, Any], ...] = ()
+
+    def test_options(self) -> list[dict[str, Any]]:
+        """The option sets the conformance checks (:mod:`anonlab.conformance`) compute the
+        metric with: ``test_params`` if declared, else the defaults and each other choice
+        of each option alone."""
+        if self.test_params:
+            return [dict(options) for options in self.test_params]
+        others = [{o: v} for o, choices in self.option_choices.items() for v in choices[1:]]
+        return [{}, *others]
 
     def refuses(self, method: Any) -> bool:
         """Whether the metric pairs each released record with its original (it compares
@@ -215,6 +225,8 @@ class AttributeMetric(_Options):
     #: seconds of one value as the data grows (:class:`~anonlab.cost.Cost`), summed by the
     #: plan stage
     cost: Cost = field(default=LINEAR, compare=False)
+    #: option sets the conformance checks compute it with (:meth:`test_options`)
+    test_params: tuple[Mapping[str, Any], ...] = field(default=(), compare=False, hash=False)
     randomized = False  # per-attribute metrics are deterministic (see ReleaseMetric)
 
     def values(
@@ -326,6 +338,8 @@ class ReleaseMetric(_Options):
     #: seconds of one value as the data grows (:class:`~anonlab.cost.Cost`), summed by the
     #: plan stage
     cost: Cost = field(default=LINEAR, compare=False)
+    #: option sets the conformance checks compute it with (:meth:`test_options`)
+    test_params: tuple[Mapping[str, Any], ...] = field(default=(), compare=False, hash=False)
 
     def of_release(
         self, view: Dataset, release: Release, rng: np.random.Generator | None = None

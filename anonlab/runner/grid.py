@@ -136,6 +136,8 @@ def expand_grid(
         # a variant <method>/<form> is its own series: its name, not its class's, labels
         # its cells and enters their ids (a plain name's ids stay as they were)
         label = name if split_variant(name)[1] is not None else cls.name
+        # an axis the grid leaves out runs at the method's declared default, recorded
+        grid = {**{a: [v] for a, v in cls.axis_defaults().items() if a not in grid}, **grid}
         missing = [axis for axis in cls.axes if axis not in grid]
         if missing:
             raise ParameterError(f"method {cls.name!r} needs grid axis grid.{missing[0]}")

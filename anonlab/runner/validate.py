@@ -93,6 +93,8 @@ class MethodFacts:
     axes: tuple[str, ...]
     options: Mapping[str, tuple[Any, ...]]
     checks: Mapping[str, Callable[[Any, str], Any]] = field(default_factory=dict)
+    #: the default of each axis that has one: a grid may leave such an axis out
+    defaults: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,7 @@ class Components:
                 "axes": list(m.axes),
                 "options": {o: list(v) for o, v in m.options.items()},
                 "own": [a for a in m.axes if m.checks.get(a) is not AXIS_CHECKS.get(a)],
+                "defaults": dict(m.defaults),
             }
             for name, m in self.methods.items()
         }
@@ -161,6 +164,7 @@ class Components:
                 tuple(m["axes"]),
                 {o: tuple(v) for o, v in m["options"].items()},
                 {a: AXIS_CHECKS[a] for a in m["axes"] if a in AXIS_CHECKS and a not in m["own"]},
+                dict(m.get("defaults") or {}),
             )
             for name, m in data["methods"].items()
         }
@@ -187,6 +191,7 @@ def live_components() -> Components:
             tuple(cls.axes),
             dict(cls.choices()),
             {a: cls.axis_checks.get(a) or AXIS_CHECKS[a] for a in cls.axes},
+            cls.axis_defaults(),
         )
         for name, cls in METHODS.items()
     }
@@ -470,7 +475,11 @@ def declared_grid(
                 )
         own[name] = axes
     for name, method in facts.items():
-        missing = [a for a in method.axes if a not in kept and a not in own.get(name, {})]
+        missing = [
+            a
+            for a in method.axes
+            if a not in kept and a not in own.get(name, {}) and a not in method.defaults
+        ]
         if missing:
             raise ParameterError(f"method {method.name!r} needs grid axis grid.{missing[0]}")
 

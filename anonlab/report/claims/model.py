@@ -364,8 +364,6 @@ class NotCheckable(Exception):
     """The results lack what the claim needs."""
 
 
-
-
 def symbol(axis: str) -> str:
     """The papers' symbol of a grid axis."""
     return AXIS_SYMBOLS.get(axis, axis)
