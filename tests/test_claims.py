@@ -196,3 +196,33 @@ def test_bad_claim_stops_the_experiment_before_any_work(compose_config):
         checked_claims(build_experiment(cfg))
     # leaving out a method a claim names is the user's choice, not an error
     build_experiment(compose_config("+experiment=census_ir", "methods=[laplace]"))
+
+
+def test_a_kind_registered_in_its_own_module_is_parsed_and_judged(monkeypatch):
+    """A claim kind is one module calling ``register_kind``: its fields are checked, its
+    parser and evaluator are used, and a taken name or a common field is refused."""
+    import pandas as pd
+
+    from anonlab.report.claims import KINDS, Evaluation, evaluate_claim, register_kind
+
+    registry = dict(KINDS)  # the package's kinds, and the test's for this test only
+    monkeypatch.setattr("anonlab.report.claims.kinds.KINDS", registry)
+    monkeypatch.setattr("anonlab.report.claims.KINDS", registry)
+
+    def parse(c):
+        return {"level": c.number("level", 0.0)}
+
+    def evaluate(found, data):
+        return Evaluation("reproduced", f"level {found.params['level']}")
+
+    register_kind("at_level", fields={"level"}, parse=parse, evaluate=evaluate)
+    parsed = parse_claim(claim("at_level", level=2.0))
+    assert parsed.params == {"level": 2.0}
+    result = evaluate_claim(parsed, pd.DataFrame())
+    assert (result.status, result.ours) == ("reproduced", "level 2.0")
+    with pytest.raises(ClaimError, match="'levels' is not a field of kind 'at_level'"):
+        parse_claim(claim("at_level", levels=2.0))
+    with pytest.raises(TypeError, match="already registered"):
+        register_kind("at_level", fields=(), parse=parse, evaluate=lambda c, d: None)
+    with pytest.raises(TypeError, match="'metric' is a common field"):
+        register_kind("other", fields={"metric"}, parse=parse, evaluate=evaluate)

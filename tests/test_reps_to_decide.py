@@ -5,6 +5,8 @@ and a share's estimate is not that of an "every point" claim."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from anonlab.report.claims.stats import WITHIN_NOISE, Quantity, judge, tally
@@ -143,7 +145,7 @@ def test_an_undecidable_claim_states_what_would_decide_it(monkeypatch):
         last_look_reps=40,
     )  # fmt: skip
     assert "a finer grid of x there would" in _verdict_line(no_estimate)  # a location
-    monkeypatch.setattr(KINDS["crossover"], "ESTIMATES", False)
+    monkeypatch.setitem(KINDS, "crossover", replace(KINDS["crossover"], estimates=False))
     assert "this kind gives no estimate" in _verdict_line(no_estimate)
 
 

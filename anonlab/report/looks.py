@@ -113,7 +113,7 @@ def judge_in_looks(
     result, judged = look.result, min(looks[look.index], data.available)
     next_reps = None
     if result.status == WITHIN_NOISE and look.next_reps is not None:
-        if not getattr(KINDS[claim.kind], "ESTIMATES", True):
+        if not KINDS[claim.kind].estimates:
             next_reps = look.next_reps  # no estimate: the next look may decide it
         else:
             with spending(spent[look.index + 1]), next_look(look.next_reps):

@@ -184,7 +184,7 @@ def _what_would_decide(result: ClaimResult) -> str:
             else ""
         )
         return f"about {result.reps} repetitions{beyond}"
-    if not getattr(KINDS.get(result.kind), "ESTIMATES", True):
+    if result.kind in KINDS and not KINDS[result.kind].estimates:
         return "this kind gives no estimate of the repetitions that would decide it"
     if result.look_reps == 1:
         return "one repetition has no spread to estimate from; the plan's repetitions would"

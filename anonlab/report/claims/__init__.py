@@ -5,7 +5,8 @@ numbers.
 A claim names its paper, section and quote, a ``kind`` and the numbers it is about; it is
 parsed as :func:`anonlab.catalog.resolved_claims` gives it, its ``paper`` and ``notes``
 inherited from its experiment (a claim of an experiment with no paper has none). Each
-kind is one module with its fields, its parser and its evaluator: :mod:`.ordering`,
+kind is one module with its fields, its parser and its evaluator, registered there
+(:func:`~.kinds.register_kind`; a new kind is one new module): :mod:`.ordering`,
 :mod:`.crossover`, :mod:`.monotone`, :mod:`.growth`, :mod:`.extremum`, :mod:`.ratio`, :mod:`.cells`,
 :mod:`.bound`, and :mod:`.privacy` (a paper's privacy statement judged by the audit);
 their docstrings define them.
@@ -24,8 +25,9 @@ Table 1 has it).
 
 Each verdict is ``reproduced``, ``contradicted``, ``within noise`` (with the repetitions
 that would decide it, and inside :func:`.stats.next_look` the chance that look decides it)
-or ``not checkable``, by the rule of :mod:`.stats`. A kind's ``evaluate`` returns the
-verdict, our numbers, the repetitions, and where it tallies points that chance. A claim may
+or ``not checkable``, by the rule of :mod:`.stats`. A kind's ``evaluate`` returns an
+:class:`~.kinds.Evaluation`: the verdict, our numbers, the repetitions, and where it tallies
+points that chance. A claim may
 declare a ``known_departure`` (``cause``: one of
 :data:`~anonlab.report.claims.model.DEPARTURE_CAUSES`, its ``evidence`` and the ``command``
 that shows it), which the report shows beside a contradiction, and ``sanity``: why the
@@ -44,27 +46,18 @@ Claims of sameness are equivalence tests that can be contradicted: ``ratio`` wit
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from types import ModuleType
 from typing import Any
 
 import pandas as pd
 
-from anonlab.report.claims import (
-    bound,
-    cells,
-    crossover,
-    extremum,
-    growth,
-    monotone,
-    ordering,
-    phrases,
-    privacy,
-    ratio,
-)
+from anonlab.report.claims import phrases
 from anonlab.report.claims.data import ResultsTable
+from anonlab.report.claims.kinds import KINDS, Evaluation, Kind, register_kind
 from anonlab.report.claims.model import (
     COMMON_FIELDS,
     DEPARTURE_CAUSES,
@@ -83,22 +76,36 @@ from anonlab.report.claims.stats import (
     WITHIN_NOISE,
 )
 
-KINDS: dict[str, ModuleType] = {
-    "ordering": ordering,
-    "crossover": crossover,
-    "monotone": monotone,
-    "extremum": extremum,
-    "growth": growth,
-    "ratio": ratio,
-    "cells": cells,
-    "bound": bound,
-    "privacy": privacy,
-}
+#: the package's kinds first, in this order (the order of listings); any other module of
+#: the package that registers a kind follows, by name
+FAMILIES = (
+    "ordering",
+    "crossover",
+    "monotone",
+    "extremum",
+    "growth",
+    "ratio",
+    "cells",
+    "bound",
+    "privacy",
+)
+
+
+def _discover() -> None:
+    """Import every module of this package, so each kind registers itself (:mod:`.kinds`)."""
+    modules = sorted(m.name for m in pkgutil.iter_modules(__path__))
+    for name in [*FAMILIES, *(m for m in modules if m not in FAMILIES)]:
+        importlib.import_module(f"{__name__}.{name}")
+
+
+_discover()
 _ID = re.compile(r"^[a-z0-9_]+$")
 
 __all__ = [
     "CONTRADICTED",
     "KINDS",
+    "Evaluation",
+    "Kind",
     "NOT_CHECKABLE",
     "REPRODUCED",
     "STATUSES",
@@ -112,6 +119,7 @@ __all__ = [
     "evaluate_claims",
     "parse_claim",
     "parse_claims",
+    "register_kind",
 ]
 
 
@@ -154,7 +162,7 @@ def parse_claim(raw: Mapping[str, Any], position: int = 0) -> Claim:
     paper = c.text("paper", required=False)  # none: a claim of an experiment with no paper
     section, quote = c.text("section"), c.text("quote")
     kind = c.choice("kind", tuple(KINDS))
-    fields = KINDS[kind].FIELDS
+    fields = KINDS[kind].fields
     unknown = set(raw) - COMMON_FIELDS - fields
     if unknown:
         raise c.error(
@@ -271,11 +279,10 @@ def evaluate_claim(claim: Claim, table: pd.DataFrame | ResultsTable) -> ClaimRes
     """Judge one claim against a results table."""
     data = table if isinstance(table, ResultsTable) else ResultsTable(table)
     try:
-        # (status, ours, reps), and for the kinds that tally points the chance to decide
-        status, ours, reps, *chance = KINDS[claim.kind].evaluate(claim, data)
+        found = KINDS[claim.kind].evaluate(claim, data)
     except NotCheckable as reason:
-        status, ours, reps, chance = NOT_CHECKABLE, str(reason), None, []
-    return ClaimResult.of(claim, status, ours, reps, chance[0] if chance else None)
+        found = Evaluation(NOT_CHECKABLE, str(reason))
+    return ClaimResult.of(claim, *found)
 
 
 def evaluate_claims(

@@ -20,6 +20,7 @@ from anonlab.report.claims.data import (
     side,
     varying,
 )
+from anonlab.report.claims.kinds import Evaluation, register_kind
 from anonlab.report.claims.model import (
     Checker,
     Claim,
@@ -49,7 +50,7 @@ def parse(c: Checker) -> dict[str, Any]:
     }
 
 
-def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None, float | None]:
+def evaluate(claim: Claim, data: ResultsTable) -> Evaluation:
     p = claim.params
     points, scale = data.points_of(claim), data.scale_of(claim)
     selection = p["method"]
@@ -99,4 +100,7 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None, fl
             f"{' at ' + where if where else ''}: {scale.plus_minus(q, i, fmt)}"
         )
     text += f" ({need_text(claim)}){scale.note}"
-    return result.status, text, result.reps, result.chance
+    return Evaluation(result.status, text, result.reps, result.chance)
+
+
+KIND = register_kind("bound", fields=FIELDS, parse=parse, evaluate=evaluate)

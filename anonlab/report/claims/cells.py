@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from anonlab.report.claims.data import ResultsTable, mask, point_label, varying
+from anonlab.report.claims.kinds import Evaluation, register_kind
 from anonlab.report.claims.model import (
     Checker,
     Claim,
@@ -79,7 +80,7 @@ def parse(c: Checker) -> dict[str, Any]:
     }
 
 
-def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None, float | None]:
+def evaluate(claim: Claim, data: ResultsTable) -> Evaluation:
     p = claim.params
     frame = p["function"](data.table, **p["args"])
     for axis, value in claim.where.items():
@@ -168,4 +169,7 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None, fl
             for i in misses[:2]
         ]
         text += "; misses e.g. " + "; ".join(examples)
-    return status, text + f" ({need_text(claim)})", result.reps, result.chance
+    return Evaluation(status, text + f" ({need_text(claim)})", result.reps, result.chance)
+
+
+KIND = register_kind("cells", fields=FIELDS, parse=parse, evaluate=evaluate)

@@ -34,6 +34,7 @@ from anonlab.report.claims.data import (
     select,
     side,
 )
+from anonlab.report.claims.kinds import Evaluation, register_kind
 from anonlab.report.claims.model import Checker, Claim, examples, fmt, need_of, symbol
 from anonlab.report.claims.stats import (
     CONTRADICTED,
@@ -47,8 +48,6 @@ from anonlab.report.claims.stats import (
     locate,
 )
 
-#: a claim within noise gets the repetitions that would decide it (:func:`fewest_reps`)
-ESTIMATES = True
 #: parametric resamples of the means behind the share "in the window", and their seed (a
 #: fixed one: the report is reproducible)
 RESAMPLES = 200
@@ -199,7 +198,7 @@ def stack(qs: Sequence[Quantity]) -> tuple[Quantity, list[slice]]:
     return every, [slice(int(a), int(b)) for a, b in zip(ends[:-1], ends[1:], strict=True)]
 
 
-def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
+def evaluate(claim: Claim, data: ResultsTable) -> Evaluation:
     p = claim.params
     points = data.points_of(claim)
     merged, keys = join(
@@ -250,7 +249,7 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     # on the log scale every gap is a difference of mean logs: above in geometric means
     text += data.scale_of(claim).note
     if status != WITHIN_NOISE:
-        return status, text, None
+        return Evaluation(status, text, None)
     (method, cuts), (baseline, _) = stack(sides[0]), stack(sides[1])
     curves_ = list(zip(xss, cuts, [grid_step(xs) for xs in xss], exacts, strict=True))
 
@@ -271,4 +270,7 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
             low, high = crossing_intervals(xs, above, ~above, mode, step)
             inside[:, j] = (window[0] <= low) & (high <= window[1])
         text += "; " + resampled_text(inside, need, "crossing")
-    return status, text, fewest_reps(decides, today_reps(method, baseline))
+    return Evaluation(status, text, fewest_reps(decides, today_reps(method, baseline)))
+
+
+KIND = register_kind("crossover", fields=FIELDS, parse=parse, evaluate=evaluate)

@@ -39,6 +39,7 @@ from anonlab.report.claims.data import (
     select,
     side,
 )
+from anonlab.report.claims.kinds import Evaluation, register_kind
 from anonlab.report.claims.model import Checker, Claim, examples, fmt, need_of, symbol
 from anonlab.report.claims.stats import (
     NOT_CHECKABLE,
@@ -48,8 +49,6 @@ from anonlab.report.claims.stats import (
     locate,
 )
 
-#: a claim within noise gets the repetitions that would decide it
-ESTIMATES = True
 FIELDS = {"method", "x", "which", "expected"}
 
 
@@ -88,7 +87,7 @@ def span(xs: np.ndarray, first: int, last: int, step: float) -> tuple[float, flo
     return float(low), float(high)
 
 
-def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
+def evaluate(claim: Claim, data: ResultsTable) -> Evaluation:
     p = claim.params
     points, scale = data.points_of(claim), data.scale_of(claim)
     frame, keys = select(points, p["method"], claim.where)
@@ -124,7 +123,7 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
     text = examples(parts, 4) + f" (paper: {symbol(x)} in {fmt(low)}..{fmt(high)})"
     text += scale.note  # on the log scale: the extremum of the geometric means
     if status != WITHIN_NOISE:
-        return status, text, None
+        return Evaluation(status, text, None)
     every, cuts = stack([q for _, _, q, _, _ in located])
 
     def decides(reps: int) -> bool:
@@ -142,4 +141,7 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
             at = xs[np.argmin(sign * draws[:, cut], axis=1)]
             inside[:, i] = (low <= at) & (at <= high)
         text += "; " + resampled_text(inside, need, which)
-    return status, text, fewest_reps(decides, today_reps(every))
+    return Evaluation(status, text, fewest_reps(decides, today_reps(every)))
+
+
+KIND = register_kind("extremum", fields=FIELDS, parse=parse, evaluate=evaluate)

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from anonlab.report.claims.data import ResultsTable, join, pool, select, side
+from anonlab.report.claims.kinds import Evaluation, register_kind
 from anonlab.report.claims.model import (
     Checker,
     Claim,
@@ -70,7 +71,7 @@ def _rise(points: pd.DataFrame, selection: Selection, claim: Claim) -> Quantity:
     return side(merged, 0).difference(side(merged, 1))
 
 
-def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None, float | None]:
+def evaluate(claim: Claim, data: ResultsTable) -> Evaluation:
     p = claim.params
     # a rise is a difference of means in the metric's units (a log would judge relative
     # growth, another claim): always the raw scale, and the text says so where a log
@@ -97,4 +98,7 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None, fl
     text += f" ({need_text(claim)})" + data.scale_of(claim).kept_raw(
         "a rise is a difference in the metric's units (raw t-intervals, which skew may bias)"
     )
-    return result.status, text, result.reps, result.chance
+    return Evaluation(result.status, text, result.reps, result.chance)
+
+
+KIND = register_kind("growth", fields=FIELDS, parse=parse, evaluate=evaluate)

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from anonlab.report.claims.data import ResultsTable, group_label, groups, select, side
+from anonlab.report.claims.kinds import Evaluation, register_kind
 from anonlab.report.claims.model import (
     Checker,
     Claim,
@@ -87,7 +88,7 @@ def _margin(c: Checker) -> float | None:
     return value
 
 
-def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None, float | None]:
+def evaluate(claim: Claim, data: ResultsTable) -> Evaluation:
     p = claim.params
     points, scale = data.points_of(claim), data.scale_of(claim)
     frame, keys = select(points, p["method"], claim.where)
@@ -109,7 +110,7 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None, fl
         raise NotCheckable(f"fewer than two values of {x!r}")
     if p["each_group"]:
         status, text, reps, chance = _each_group(claim, pieces)
-        return status, text + scale.note, reps, chance
+        return Evaluation(status, text + scale.note, reps, chance)
     q_all = Quantity(
         *(
             np.concatenate([getattr(piece[0], f) for piece in pieces])
@@ -148,7 +149,7 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None, fl
         order = largest_first(np.array([d for d, _ in wrong]))
         text += f"; against: {examples([wrong[k][1] for k in order], 2)}"
     text += f" ({need_text(claim)}){scale.note}"
-    return result.status, text, result.reps, result.chance
+    return Evaluation(result.status, text, result.reps, result.chance)
 
 
 def _each_group(claim: Claim, pieces: list) -> tuple[str, str, int | None, float | None]:
@@ -199,3 +200,6 @@ def _moving(p: dict[str, Any]) -> str:
     """The stated direction, with its margin: ``decreasing`` or ``decreasing by > 5%``."""
     margin = p.get("margin")
     return p["direction"] + (f" by > {margin:.0%}" if margin else "")
+
+
+KIND = register_kind("monotone", fields=FIELDS, parse=parse, evaluate=evaluate)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from anonlab.report.claims.data import ResultsTable, join, point_label, select, side, varying
+from anonlab.report.claims.kinds import Evaluation, register_kind
 from anonlab.report.claims.model import (
     Checker,
     Claim,
@@ -32,7 +33,7 @@ def parse(c: Checker) -> dict[str, Any]:
     return {"tiers": c.tiers(), "factor": c.number("factor", 1.0, low=1.0)}
 
 
-def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None, float | None]:
+def evaluate(claim: Claim, data: ResultsTable) -> Evaluation:
     points, scale = data.points_of(claim), data.scale_of(claim)
     tiers = claim.params["tiers"]
     flat = [(t, s) for t, tier in enumerate(tiers) for s in tier]
@@ -82,4 +83,9 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None, fl
     where = point_label(row, varying(merged, keys))
     label = "weakest" if result.opposite == 0 else "worst"
     text += f"; {label}{' at ' + where if where else ''}: {shown}"
-    return result.status, text + f" ({need_text(claim)})" + scale.note, result.reps, result.chance
+    return Evaluation(
+        result.status, text + f" ({need_text(claim)})" + scale.note, result.reps, result.chance
+    )
+
+
+KIND = register_kind("ordering", fields=FIELDS, parse=parse, evaluate=evaluate)

@@ -29,6 +29,7 @@ from typing import Any
 import pandas as pd
 
 from anonlab.report.claims.data import ResultsTable
+from anonlab.report.claims.kinds import Evaluation, register_kind
 from anonlab.report.claims.model import Checker, Claim, NotCheckable, fmt
 from anonlab.report.claims.stats import CONTRADICTED, REPRODUCED, WITHIN_NOISE
 
@@ -66,7 +67,7 @@ def _exact(row: pd.Series, view: str, scale: str) -> tuple[float, bool] | None:
     return float(text.lstrip("≤ ")), bound
 
 
-def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
+def evaluate(claim: Claim, data: ResultsTable) -> Evaluation:
     p = claim.params
     audited = data.stored(TABLE)
     if audited is None:
@@ -93,9 +94,9 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
         ]
         text = "; ".join(parts)
         if any(over):
-            return CONTRADICTED, f"exact loss above the claim: {text}", None
+            return Evaluation(CONTRADICTED, f"exact loss above the claim: {text}", None)
         if not exceeds.any():
-            return (
+            return Evaluation(
                 REPRODUCED,
                 (
                     f"exact loss within the claim on the audit's data set and its "
@@ -105,8 +106,8 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
             )
     text = "; ".join(parts)
     if exceeds.all():
-        return CONTRADICTED, f"sampled lower bound above the claim at every ε: {text}", None
-    return (
+        return Evaluation(CONTRADICTED, f"sampled lower bound above the claim at every ε: {text}")
+    return Evaluation(
         WITHIN_NOISE,
         (
             f"{text}: a lower bound at or below ε cannot confirm the claim"
@@ -115,3 +116,6 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None]:
         ),
         None,
     )
+
+
+KIND = register_kind("privacy", fields=FIELDS, parse=parse, evaluate=evaluate)

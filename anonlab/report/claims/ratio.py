@@ -35,6 +35,7 @@ from anonlab.report.claims.data import (
     side,
     varying,
 )
+from anonlab.report.claims.kinds import Evaluation, register_kind
 from anonlab.report.claims.model import (
     Checker,
     Claim,
@@ -109,7 +110,7 @@ def _exp(value: float) -> float:
     return math.exp(value) if value < 709 else math.inf
 
 
-def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None, float | None]:
+def evaluate(claim: Claim, data: ResultsTable) -> Evaluation:
     p = claim.params
     points, scale = data.points_of(claim), data.scale_of(claim)
     sides = []
@@ -170,4 +171,9 @@ def evaluate(claim: Claim, data: ResultsTable) -> tuple[str, str, int | None, fl
         bounds += f"; {need_text(claim)}"
     if picked > 1:
         text += f" (an extremum of up to {picked} means, Bonferroni-widened)"
-    return result.status, text + f" (claim: {bounds})" + scale.note, result.reps, result.chance
+    return Evaluation(
+        result.status, text + f" (claim: {bounds})" + scale.note, result.reps, result.chance
+    )
+
+
+KIND = register_kind("ratio", fields=FIELDS, parse=parse, evaluate=evaluate)
