@@ -252,21 +252,31 @@ def execute(
 
 def split_config_path(argv: Sequence[str]) -> tuple[Path, list[str]]:
     """The config dir (``--config-path DIR`` / ``--config-path=DIR``, else ``conf/``) and
-    the overrides."""
-    conf_dir, overrides, args = CONF_DIR, [], list(argv)
+    the overrides. ``--config-dir DIR`` (``-cd``) adds a folder of one's own to the search
+    path, as Hydra's flag does: ``DIR/experiment/NAME.yaml`` runs as ``+experiment=NAME``
+    beside the package's configs (the override ``hydra.searchpath=[file://DIR]``)."""
+    conf_dir, overrides, extra, args = CONF_DIR, [], [], list(argv)
     while args:
         arg = args.pop(0)
-        if arg in ("--config-path", "-cp"):
-            if not args:
-                raise ParameterError(f"{arg} needs a folder")
-            conf_dir = Path(args.pop(0))
-        elif arg.startswith("--config-path="):
-            conf_dir = Path(arg.split("=", 1)[1])
+        flag, equals, value = arg.partition("=")
+        if flag in ("--config-path", "-cp", "--config-dir", "-cd"):
+            if not equals:
+                if not args:
+                    raise ParameterError(f"{arg} needs a folder")
+                value = args.pop(0)
+            folder = Path(value).expanduser().resolve()
+            if flag in ("--config-path", "-cp"):
+                conf_dir = folder
+            elif not folder.is_dir():
+                raise ParameterError(f"{flag}={value!r} is not a folder")
+            else:
+                extra.append(folder.as_uri())
         else:
             overrides.append(arg)
-    conf_dir = conf_dir.expanduser().resolve()
     if not (conf_dir / "config.yaml").is_file():
         raise ParameterError(f"--config-path={str(conf_dir)!r} holds no config.yaml")
+    if extra:
+        overrides.append(f"hydra.searchpath=[{','.join(extra)}]")
     return conf_dir, overrides
 
 
@@ -393,8 +403,9 @@ def no_experiment(conf_dir: Path = CONF_DIR) -> int:
 
 def hydra_mode(argv: Sequence[str]) -> bool:
     """Whether ``argv`` needs Hydra's own command line (multirun, ``--cfg``, ``--help``,
-    launchers …): any flag other than ``--config-path``."""
-    return any(a.startswith("-") and not a.startswith(("--config-path", "-cp")) for a in argv)
+    launchers …): any flag other than ``--config-path`` and ``--config-dir``."""
+    own = ("--config-path", "-cp", "--config-dir", "-cd")
+    return any(a.startswith("-") and a.partition("=")[0] not in own for a in argv)
 
 
 def listing(conf_dir: Path = CONF_DIR) -> str:

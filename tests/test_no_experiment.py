@@ -91,3 +91,25 @@ def test_a_bad_config_path_is_still_one_error_line(tmp_path, capsys):
     assert capsys.readouterr().err.splitlines() == [
         f"error: --config-path={str(tmp_path)!r} holds no config.yaml"
     ]
+
+
+def test_an_experiment_of_ones_own_runs_from_its_own_folder(tmp_path, capsys):
+    """``--config-dir DIR`` adds a folder of one's own: ``DIR/experiment/NAME.yaml`` composes
+    as ``+experiment=NAME`` beside the package's configs; a folder that is not one is one
+    error line."""
+    from anonlab.config import compose_config
+
+    (tmp_path / "experiment").mkdir()
+    (tmp_path / "experiment" / "mine.yaml").write_text(
+        "# @package _global_\nexperiment: {name: mine, paper: null}\n"
+        "methods: [ir]\nmetrics: [re]\ngrid: {k: [2]}\n"
+    )
+    conf_dir, overrides = cli.split_config_path(["--config-dir", str(tmp_path), "+experiment=mine"])
+    assert overrides == ["+experiment=mine", f"hydra.searchpath=[{tmp_path.as_uri()}]"]
+    config = compose_config(*overrides, conf_dir=conf_dir)
+    assert config["experiment"]["name"] == "mine" and config["methods"] == ["ir"]
+    assert not cli.hydra_mode([f"--config-dir={tmp_path}", "+experiment=mine"])
+    assert cli.main(["run", f"--config-dir={tmp_path / 'none'}", "+experiment=mine"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: --config-dir={str(tmp_path / 'none')!r} is not a folder"
+    ]
