@@ -9,7 +9,7 @@ seconds=…)``): how its time grows with the sizes of one call, as a formula in
   method's too);
 
 and the seconds one unit of the formula takes, measured on this machine kind
-(``benchmarks/cost_model.py`` fits them and prints the prediction error), plus ``fixed``
+(``benchmarks/timings/cost_model.py`` fits them and prints the prediction error), plus ``fixed``
 seconds a call takes whatever the sizes. The plan stage (:mod:`anonlab.runner.plan`) adds
 them up over a run's jobs before any job runs.
 
@@ -83,7 +83,7 @@ class Cost:
         ``"n*m"`` (linear); see the module docstring for what it may contain.
     seconds : float
         Seconds one unit of the formula takes on this machine kind (fitted by
-        ``benchmarks/cost_model.py``).
+        ``benchmarks/timings/cost_model.py``).
     fixed : float
         Seconds a call takes whatever its sizes (a model fit's compilation, a forest's
         trees).

@@ -90,7 +90,7 @@ attack.legend = (  # type: ignore[attr-defined]
 # none of the three reads the run's results: computed once per code version, cached
 for _builder in (audited_epsilon, floating_point, attack):
     _builder.data_independent = True  # type: ignore[attr-defined]
-# seconds of work on one core (benchmarks/cost_model.py --tables), which the plan stage
+# seconds of work on one core (benchmarks/timings/cost_model.py --tables), which the plan stage
 # counts, and says as a table starts, while the cache holds no copy for this code version
 audited_epsilon.cost = Cost("1", seconds=900.0)  # type: ignore[attr-defined]
 floating_point.cost = Cost("1", seconds=110.0)  # type: ignore[attr-defined]

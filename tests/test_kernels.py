@@ -1,5 +1,5 @@
 """The compiled kernels give the partitions of the NumPy loops they replace
-(benchmarks/reference.py), ties included: random data drawn from a few values, so many
+(benchmarks/references/reference.py), ties included: random data drawn from a few values, so many
 distances tie exactly."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from hypothesis.extra.numpy import arrays
 
 from anonlab.microaggregation import mdav
 from anonlab.microaggregation.kernels import SMALL_K, centroid, sq_distances
-from benchmarks.reference import mdav_numpy
+from benchmarks.references.reference import mdav_numpy
 
 SETTINGS = settings(max_examples=150, deadline=None, derandomize=True, database=None)
 

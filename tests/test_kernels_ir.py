@@ -1,5 +1,5 @@
 """The compiled individual ranking (radix sort, cluster spreading) gives exactly what the
-plain NumPy code it replaced gives (benchmarks/reference_ir.py): the same stable order,
+plain NumPy code it replaced gives (benchmarks/references/reference_ir.py): the same stable order,
 ranks, sorted values, labels, centroids and releases, bit for bit, on data drawn from a
 few values so that most values tie, and on continuous data; ``ir`` and ``ir_laplace``
 releases equal the reference's for the same seed (same noise draws)."""
@@ -16,7 +16,7 @@ from hypothesis.extra.numpy import arrays
 from anonlab.datasets import build_dataset
 from anonlab.methods import make_method
 from anonlab.microaggregation import REMAINDERS, individual_ranking, sort_columns
-from benchmarks.reference_ir import (
+from benchmarks.references.reference_ir import (
     individual_ranking_numpy,
     ir_laplace_numpy,
     ir_numpy,

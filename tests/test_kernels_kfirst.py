@@ -1,5 +1,5 @@
 """The compiled TCM Algorithm 2 (anonlab/tcloseness/kfirst.py) gives the partitions of the
-NumPy loop it replaced (benchmarks/reference_kfirst.py), ties included: random data drawn
+NumPy loop it replaced (benchmarks/references/reference_kfirst.py), ties included: random data drawn
 from a few values, so distances and confidential values tie exactly, under both EMD
 grounds; and the compiled EMD arithmetic is OrderedEMD's to the bit."""
 
@@ -16,7 +16,7 @@ from hypothesis.extra.numpy import arrays
 from anonlab.tcloseness import kfirst
 from anonlab.tcloseness.emd import OrderedEMD, counts_emd
 from anonlab.tcloseness.kfirst import k_anonymity_first
-from benchmarks.reference_kfirst import k_anonymity_first_numpy
+from benchmarks.references.reference_kfirst import k_anonymity_first_numpy
 
 SETTINGS = settings(max_examples=100, deadline=None, derandomize=True, database=None)
 

@@ -1,5 +1,5 @@
 """The compiled JSD (anonlab.metrics.kernels) gives exactly what the NumPy code it
-replaced gives (benchmarks/reference_metrics.py), bit for bit, on releases with ties,
+replaced gives (benchmarks/references/reference_metrics.py), bit for bit, on releases with ties,
 values outside the bins and constant columns; its rel_entr is scipy's (the pairwise sum
 it shares with the EMDs is checked in tests/test_kernels_tcloseness.py)."""
 
@@ -14,7 +14,7 @@ from hypothesis.extra.numpy import arrays
 from anonlab.datasets import Attribute
 from anonlab.metrics.jsd import jsd_against, jsd_reference
 from anonlab.metrics.kernels import rel_entr
-from benchmarks.reference_metrics import jsd_continuous_numpy
+from benchmarks.references.reference_metrics import jsd_continuous_numpy
 
 SETTINGS = settings(max_examples=100, deadline=None, derandomize=True, database=None)
 

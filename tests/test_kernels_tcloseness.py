@@ -1,6 +1,6 @@
 """The compiled loops of TCM Algorithm 3 (tclose_tfirst) and of Algorithm 1's merging
 (merge_until_t_close) give the partitions of the NumPy loops they replace
-(benchmarks/reference_tcloseness.py), ties included: random data drawn from a few values,
+(benchmarks/references/reference_tcloseness.py), ties included: random data drawn from a few values,
 so that many distances, EMDs and confidential values tie exactly, with both EMD grounds
 and both roundings of Expression (4)."""
 
@@ -20,7 +20,10 @@ from anonlab.tcloseness import GROUNDS, OrderedEMD, tfirst
 from anonlab.tcloseness.merge import merge_until_t_close
 from anonlab.tcloseness.tfirst import ROUNDINGS, tclose_tfirst, tclose_tfirst_merged
 from anonlab.validation import ParameterError
-from benchmarks.reference_tcloseness import merge_until_t_close_numpy, tclose_tfirst_numpy
+from benchmarks.references.reference_tcloseness import (
+    merge_until_t_close_numpy,
+    tclose_tfirst_numpy,
+)
 
 SETTINGS = settings(max_examples=100, deadline=None, derandomize=True, database=None)
 

@@ -22,7 +22,7 @@ from anonlab.report.claims.stats import (
     pooled_skewness,
     skewness_z,
 )
-from benchmarks.calibration_skew import draw, on_log_scale, results_table, verdicts
+from benchmarks.audits.calibration_skew import draw, on_log_scale, results_table, verdicts
 
 DRAWS = 3000
 LIMIT = 0.025 + 3 * math.sqrt(0.025 * 0.975 / DRAWS)  # α/2 + 3 Monte-Carlo se

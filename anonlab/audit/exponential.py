@@ -23,7 +23,7 @@ each gap in S shrinks by ε. Many selections on each give ε ≥ ln(P_D′[S] / 
 Clopper–Pearson bounds (:func:`anonlab.audit.bounds.epsilon_lower_bound`).
 
 ``python -m anonlab.audit.exponential`` prints the table at L = 10, 40, 60, 200 for both
-samplers; ``benchmarks/exponential_audit.py`` adds each sampler's cost per selection.
+samplers; ``benchmarks/audits/exponential_audit.py`` adds each sampler's cost per selection.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ express without one array pass, and one Python round trip, per step.
 The arithmetic is fixed so the compiled and the NumPy code agree to the bit, ties
 included: a squared distance is the sum of the squared differences in attribute order
 (:func:`sq_distances`), a centroid the sum of the rows in record order divided by their
-number (:func:`centroid`). ``benchmarks/reference.py`` keeps the NumPy
+number (:func:`centroid`). ``benchmarks/references/reference.py`` keeps the NumPy
 implementation; ``tests/test_kernels.py`` checks that both give identical partitions.
 
 Compiled functions are cached beside the module (``cache=True``), so a process pays the
@@ -290,7 +290,7 @@ def _take_nearest(
 @njit(cache=True)
 def mdav_kernel(points: np.ndarray, k: int) -> np.ndarray:
     """MDAV labels of standardised ``points`` (see :func:`anonlab.microaggregation.mdav`):
-    the NumPy loop of ``benchmarks/reference.py``, step for step, the remaining records
+    the NumPy loop of ``benchmarks/references/reference.py``, step for step, the remaining records
     compacted once a quarter of them are used up. The records are stored by column, so each
     distance pass is vectorised over records."""
     n, m = points.shape

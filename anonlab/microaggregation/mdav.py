@@ -78,7 +78,7 @@ def mdav(values: np.ndarray, k: int) -> np.ndarray:
     farthest from the centroid and the rest as the last cluster; with fewer than 2k, the
     rest form one cluster. Every cluster has k records except the last (k..2k−1). Ties go
     to the lowest record index. The loop is compiled (:func:`~anonlab.microaggregation.
-    kernels.mdav_kernel`); ``benchmarks/reference.py`` keeps the NumPy loop it matches.
+    kernels.mdav_kernel`); ``benchmarks/references/reference.py`` keeps the NumPy loop it matches.
     """
     from anonlab.microaggregation.kernels import mdav_kernel
 

@@ -319,7 +319,7 @@ def build_experiment(config: Mapping[str, Any] | Declared) -> Experiment:
 
 #: bytes of memory a result row takes while a run holds it (its dict, then its share of
 #: the tables built from the rows): 3.9 kB measured on census_ir at 48 000 and 192 000
-#: rows (benchmarks/faults.py), rounded up
+#: rows (benchmarks/drills/faults.py), rounded up
 ROW_BYTES = 4096
 
 

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from anonlab.runner.grid import Cell
 
 #: seconds of a job beyond its method and metrics: seeding, the release's guarantee, its
-#: result rows and their share of a batch (measured by ``benchmarks/cost_model.py``)
+#: result rows and their share of a batch (measured by ``benchmarks/timings/cost_model.py``)
 JOB_SECONDS = 0.001
 #: seconds of one figure, drawn in PNG and PDF
 FIGURE_SECONDS = 0.5

@@ -28,8 +28,8 @@ the bins whose first candidate is taken. On the Patient Discharge data of
 confidential values, k = 2) a call takes about 0.6 s for t from 0.02 to 0.25 (MDAV alone
 takes 0.5 s), against 10–20 s for the NumPy loop it replaces, and 12–24 s with the rank
 ground (m = n bins) against 8–18 minutes. That loop is kept in
-``benchmarks/reference_kfirst.py``; ``tests/test_kernels_kfirst.py`` checks that both
-give the same partitions, ties included, and ``benchmarks/bench_kfirst.py`` times them.
+``benchmarks/references/reference_kfirst.py``; ``tests/test_kernels_kfirst.py`` checks that both
+give the same partitions, ties included, and ``benchmarks/timings/bench_kfirst.py`` times them.
 The first call in a process loads the compiled code from numba's cache (about 0.4 s;
 compiling it, the first time, takes about 7 s).
 
@@ -488,8 +488,8 @@ def _kfirst_kernel(
     prefix: int,
 ) -> np.ndarray:
     """Cluster labels of Algorithm 2 on standardised ``points`` (see
-    :func:`k_anonymity_first`): the NumPy loop of ``benchmarks/reference_kfirst.py``, step
-    for step. The records are stored by column, so each distance pass is vectorised over
+    :func:`k_anonymity_first`): the NumPy loop of ``benchmarks/references/reference_kfirst.py``,
+    step for step. The records are stored by column, so each distance pass is vectorised over
     records, and compacted once a quarter of them are used up, in record order: ties
     broken by the lowest position are broken by the lowest record index."""
     n = points.shape[0]

@@ -411,12 +411,12 @@ def tclose_tfirst(
     The loop is compiled (:func:`_tfirst_kernel`, numba) and keeps NumPy's arithmetic:
     squared distances summed in attribute order, the centroid summed in (subset, record
     index) order, so it gives the partitions of the plain NumPy loop
-    (``benchmarks/reference_tcloseness.py``), ties included. Per pair of clusters it makes
-    one pass for the centroid and one distance pass from each seed; the farthest record
+    (``benchmarks/references/reference_tcloseness.py``), ties included. Per pair of clusters it
+    makes one pass for the centroid and one distance pass from each seed; the farthest record
     from the centroid comes from a short list of candidates (see :func:`_tfirst_kernel`).
     On Patient Discharge (23,435 records × 7 quasi-identifiers, k = 2) a call takes about
     0.05 s at t = 0.02 (k' = 25) and 0.35 s at t = 0.25 (k' = 2, the slowest), against
-    0.7 s and 9 s for the NumPy loop (``benchmarks/bench_tcloseness.py``).
+    0.7 s and 9 s for the NumPy loop (``benchmarks/timings/bench_tcloseness.py``).
 
     Parameters
     ----------
