@@ -410,8 +410,8 @@ def hydra_mode(argv: Sequence[str]) -> bool:
 
 def listing(conf_dir: Path = CONF_DIR) -> str:
     """What exists, a line each with its description (:mod:`anonlab.listing`): every
-    registered method (with the grid axes it depends on and its guarantee), metric, data
-    set config and paper experiment."""
+    registered method (with the grid axes it depends on and its guarantee), metric, grid
+    axis, data set config, data source and paper experiment."""
     import anonlab.listing as tables
     from anonlab.datasets import LOADERS
 
@@ -423,10 +423,17 @@ def listing(conf_dir: Path = CONF_DIR) -> str:
     ]
     lines += ["", "metrics:"]
     lines += [f"  {name:24} {row.description}" for name, row in tables.list_metrics().iterrows()]
+    lines += ["", "grid axes (grid.NAME=[…]; label, values, of):"]
+    lines += [
+        f"  {name:24} {row.label}: {row['values']}; {row.of}"
+        for name, row in tables.list_axes().iterrows()
+    ]
     lines += ["", f"data sets (dataset=NAME; loaders {', '.join(LOADERS)}):"]
     lines += [
         f"  {name:24} {row.description}" for name, row in tables.list_datasets(conf_dir).iterrows()
     ]
+    lines += ["", "data sources (dataset.loader=NAME):"]
+    lines += [f"  {name:24} {row.description}" for name, row in tables.list_sources().iterrows()]
     lines += ["", "experiments (+experiment=NAME):"]
     lines += [
         f"  {name:24} {row.paper} {row.targets}: {row.description}"

@@ -1,18 +1,21 @@
-"""Conformance checks of registered components: what every method, metric and data set must
-do, as small checks run over the registries.
+"""Conformance checks of registered components: what every method, metric, grid axis and
+data set must do, as small checks run over the registries.
 
 In the style of scikit-learn's ``check_estimator``: :func:`check_method`,
-:func:`check_metric` and :func:`check_dataset` each yield ``(check_name, check)`` pairs,
-``check()`` raising an :class:`AssertionError` (or the component's own error) when the
-component fails it; :func:`run_checks` runs a battery and raises one
-:class:`AssertionError` naming the component and every failed check. Methods are built from
-the parameters they declare (:meth:`~anonlab.methods.base.Method.test_parameters`), metrics
-with the options they declare (``test_params``, else each choice), both on a tiny data set
-(:func:`tiny_dataset`); data sets are loaded from the vendored files, never downloaded.
+:func:`check_metric`, :func:`check_axis` and :func:`check_dataset` each yield
+``(check_name, check)`` pairs, ``check()`` raising an :class:`AssertionError` (or the
+component's own error) when the component fails it; :func:`run_checks` runs a battery and
+raises one :class:`AssertionError` naming the component and every failed check. Methods
+are built from the parameters they declare
+(:meth:`~anonlab.methods.base.Method.test_parameters`), metrics with the options they
+declare (``test_params``, else each choice), both on a tiny data set (:func:`tiny_dataset`);
+an axis is checked with the test and bad values it declares; data sets (their sources and
+their configs) are loaded from the vendored files, never downloaded.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
@@ -25,21 +28,23 @@ import numpy as np
 import pandas as pd
 
 import anonlab.data_fetch as data_fetch
+from anonlab.axes import Axis
 from anonlab.config import CONF_DIR
-from anonlab.datasets import Dataset, build_dataset, load_dataset
-from anonlab.datasets.loaders import READER_OPTIONS, READERS, SOURCES
+from anonlab.datasets import SOURCES, Dataset, build_dataset, load_dataset
 from anonlab.guarantee import NOTIONS, PRIVACY_NOTIONS, Guarantee
 from anonlab.mechanisms.measurements import Measurement
-from anonlab.methods import METHODS, make_method
+from anonlab.methods import METHODS, grid_axes, make_method
 from anonlab.methods.base import Method
 from anonlab.methods.guarantees import guarantee
 from anonlab.metrics import METRICS
 from anonlab.metrics.base import CONTROL_SHARES, REQUIREMENTS, control_split
 from anonlab.release import Release
-from anonlab.validation import BAD_VALUES, ParameterError
+from anonlab.validation import ParameterError
 
 __all__ = [
     "Check",
+    "axis_names",
+    "check_axis",
     "check_dataset",
     "check_method",
     "check_metric",
@@ -224,16 +229,16 @@ def check_method(name: str) -> Iterator[Check]:
     def bad_axis_values_refused() -> None:
         axes = _split(cls, cls.test_parameters()[0])[0]
         for axis in cls.axes:
-            shared = axis in BAD_VALUES and axis not in cls.axis_checks
+            declared = cls.axis(axis).bad_values  # each must be refused; else a probe
             refused = False
-            for value in BAD_VALUES[axis] if shared else PROBES:
+            for value in declared or PROBES:
                 try:
                     make_method(name, {**axes, axis: value})
                 except (ParameterError, TypeError) as error:
                     assert axis in str(error), f"{axis}={value!r}: error names no axis: {error}"
                     refused = refused or isinstance(error, ParameterError)
                 else:
-                    assert not shared, f"{axis}={value!r} is accepted"
+                    assert not declared, f"{axis}={value!r} is accepted"
             assert refused, f"axis {axis!r} refuses none of {list(PROBES)} by a ParameterError"
 
     yield from (
@@ -364,6 +369,84 @@ def check_metric(name: str) -> Iterator[Check]:
     )
 
 
+# --- grid axes ---------------------------------------------------------------------------
+
+
+@cache
+def _rule_dataset() -> Dataset:
+    """:func:`tiny_dataset`'s records with every domain set by the rule [0, α·max]: a data
+    set every view can be taken of (α cannot change declared domains)."""
+    data = tiny_dataset()
+    roles = {a.name: a.role for a in data.attributes}
+    return build_dataset("conformance_rule", data.frame, list(roles), roles=roles, integer=True)
+
+
+def axis_names() -> list[str]:
+    """Every grid axis (:func:`~anonlab.methods.grid_axes`: shared, the methods' own and
+    the data view's), by name."""
+    return list(grid_axes())
+
+
+def check_axis(axis: str | Axis) -> Iterator[Check]:
+    """The checks of a grid axis (its name, or the :class:`~anonlab.axes.Axis` itself) as
+    it is declared: labelled; its test value accepted; each of its bad values (else of
+    :data:`PROBES`, one at least) refused by an error naming it; above its limit on a data
+    set, refused; an axis of the data view selects a view of a tiny data set at its test
+    value."""
+    axis = axis if isinstance(axis, Axis) else grid_axes()[axis]
+    key = f"grid.{axis.name}"
+
+    def is_labelled() -> None:
+        assert axis.label and axis.symbol, "declares no label or symbol"
+
+    def test_value_accepted() -> None:
+        axis.check(axis.test_value, key)
+
+    def bad_values_refused() -> None:
+        values = axis.bad_values or PROBES
+        refused = False
+        for value in values:
+            try:
+                axis.check(value, key)
+            except (ParameterError, TypeError) as error:
+                assert key in str(error), f"{value!r}: the error names no {key}: {error}"
+                refused = refused or isinstance(error, ParameterError)
+            else:
+                assert not axis.bad_values, f"{key}={value!r} is accepted"
+        assert refused, f"refuses none of {list(values)} by a ParameterError"
+
+    def limit_refused_above() -> None:
+        data = _rule_dataset()
+        limit = axis.limit(data)
+        assert axis.limit_unit, "declares no limit_unit (what its limit counts)"
+        axis.check(limit, key, limit)
+        try:
+            axis.check(limit + 1, key, limit)
+        except ParameterError as error:
+            assert key in str(error), f"the error names no {key}: {error}"
+        else:
+            raise AssertionError(f"{key}={limit + 1!r} above the data's {limit} is accepted")
+
+    def views_a_data_set() -> None:
+        assert axis.test_value is not None, "declares no test_value to take a view at"
+        data = _rule_dataset()
+        value = axis.check(axis.test_value, key, axis.limit(data) if axis.limit else None)
+        view = axis.view(data, value)
+        assert isinstance(view, Dataset), f"view gives {type(view).__name__}, not a Dataset"
+        again = axis.view(data, value)
+        assert (view.n, view.protected) == (again.n, again.protected), "views differ"
+        assert list(view.frame.columns) == list(data.frame.columns), "columns changed"
+
+    checks: list[Callable[[], None]] = [is_labelled, bad_values_refused]
+    if axis.test_value is not None:
+        checks.append(test_value_accepted)
+    if axis.limit is not None:
+        checks.append(limit_refused_above)
+    if axis.view is not None:
+        checks.append(views_a_data_set)
+    yield from ((check.__name__, check) for check in checks)
+
+
 # --- data sets ---------------------------------------------------------------------------
 
 
@@ -376,14 +459,26 @@ def _listed(value: Any) -> list[str]:
 
 
 def check_dataset(name: str, conf_dir: Path = CONF_DIR) -> Iterator[Check]:
-    """The checks of the data set config ``conf/dataset/<name>.yaml``: loaded from the
-    vendored files (never downloaded), its declared schema, its files' checksums. A config
-    that reads a user's file (``path: null``) is checked to refuse a missing path."""
+    """The checks of data set ``name``: of its config ``conf/dataset/<name>.yaml`` if there
+    is one (loaded from the vendored files, never downloaded; its declared schema; a
+    config that reads a user's file, ``path: null``, is left to its source's checks), and
+    of the registered source (``dataset.loader``) of that name if there is one
+    (:func:`check_source`)."""
+    path = Path(conf_dir) / "dataset" / f"{name}.yaml"
+    if not path.is_file() and name not in SOURCES:
+        raise KeyError(f"no data set config {str(path)!r} and no data source {name!r}")
+    if path.is_file():
+        yield from _check_config(path)
+    if name in SOURCES:
+        yield from check_source(name)
+
+
+def _check_config(path: Path) -> Iterator[Check]:
+    """The checks of one data set config file."""
     import yaml
 
-    config = yaml.safe_load((Path(conf_dir) / "dataset" / f"{name}.yaml").read_text("utf-8"))
+    config = yaml.safe_load(path.read_text("utf-8"))
     loader = config.get("loader")
-    needs_file = "path" in READER_OPTIONS.get(loader, ()) and loader not in READERS
     loaded: list[Dataset] = []
 
     def dataset() -> Dataset:
@@ -392,18 +487,7 @@ def check_dataset(name: str, conf_dir: Path = CONF_DIR) -> Iterator[Check]:
         return loaded[0]
 
     def declares_a_known_loader() -> None:
-        assert loader in (*READERS, "csv"), f"loader {loader!r} is not one of {list(READERS)}"
-        assert loader in SOURCES or needs_file, (
-            f"loader {loader!r} declares no vendored files in anonlab.datasets.loaders.SOURCES"
-        )
-
-    def refuses_a_missing_path() -> None:
-        try:
-            load_dataset({**config, "path": None})
-        except ParameterError as error:
-            assert "dataset.path" in str(error), str(error)
-        else:
-            raise AssertionError("loads without a path")
+        assert loader in SOURCES, f"loader {loader!r} is not one of {list(SOURCES)}"
 
     def loads() -> None:
         view = dataset()
@@ -437,24 +521,67 @@ def check_dataset(name: str, conf_dir: Path = CONF_DIR) -> Iterator[Check]:
         if config.get("target"):
             assert view.target is not None and view.target.nunique() == 2, "target classes"
 
+    checks: list[Callable[[], None]] = [declares_a_known_loader]
+    source = SOURCES.get(loader)
+    if source is not None and not (source.needs_file and not config.get("path")):
+        checks += [loads, schema_is_the_declared_one]
+    yield from ((check.__name__, check) for check in checks)
+
+
+def check_source(name: str) -> Iterator[Check]:
+    """The checks of the registered data source ``name``
+    (:class:`~anonlab.datasets.sources.Source`): it describes itself, its options are
+    keywords of its reader, its data-view axes have views, its vendored files match their
+    checksums, and it reads a table of records (a source of a user's file refuses a
+    missing ``dataset.path`` instead)."""
+    source = SOURCES[name]
+
+    def describes_itself() -> None:
+        assert source.description.strip(), "declares no description"
+        assert "\n" not in source.description, "the description is not one line"
+
+    def options_are_reader_keywords() -> None:
+        parameters = inspect.signature(source.reader).parameters
+        variadic = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+        unknown = [o for o in source.options if o not in parameters and not variadic]
+        assert not unknown, f"options {unknown} are no keywords of its reader"
+
+    def axes_have_views() -> None:
+        for axis in source.axes:
+            assert axis.view is not None, f"axis {axis.name!r} selects no view"
+            assert grid_axes().get(axis.name) is axis, f"axis {axis.name!r} is not registered"
+
     def checksums_verified() -> None:
-        files = SOURCES[loader]
-        assert files, "no vendored file"
         known = data_fetch.manifest()
-        for file in files:
+        for file in source.files:
             assert file in known, f"{file} is not in data_fetch/sources.toml"
             data_fetch.verify(data_fetch.raw_dir() / file, known[file]["sha256"])
 
-    checks: list[Callable[[], None]] = [declares_a_known_loader]
-    if needs_file and not config.get("path"):
-        checks.append(refuses_a_missing_path)
-    else:
-        checks += [loads, schema_is_the_declared_one]
-    if loader in READERS:
+    def refuses_a_missing_path() -> None:
+        try:
+            source.read({"path": None})
+        except ParameterError as error:
+            assert "dataset.path" in str(error), str(error)
+        else:
+            raise AssertionError("reads without a path")
+
+    def reads_a_table() -> None:
+        frame = source.read({})
+        assert isinstance(frame, pd.DataFrame), f"reads a {type(frame).__name__}"
+        assert len(frame) > 0 and len(frame.columns) > 0, f"reads a {frame.shape} table"
+        assert frame.columns.is_unique, "column names repeat"
+
+    checks: list[Callable[[], None]] = [describes_itself, options_are_reader_keywords]
+    if source.axes:
+        checks.append(axes_have_views)
+    if source.files:
         checks.append(checksums_verified)
+    checks.append(refuses_a_missing_path if source.needs_file else reads_a_table)
     yield from ((check.__name__, check) for check in checks)
 
 
 def dataset_names(conf_dir: Path = CONF_DIR) -> list[str]:
-    """Every data set config (``dataset=NAME``), by name."""
-    return sorted(path.stem for path in (Path(conf_dir) / "dataset").glob("*.yaml"))
+    """Every data set: each config (``dataset=NAME``) and each registered source
+    (``dataset.loader=NAME``), by name."""
+    configs = {path.stem for path in (Path(conf_dir) / "dataset").glob("*.yaml")}
+    return sorted(configs | set(SOURCES))

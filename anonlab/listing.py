@@ -1,6 +1,7 @@
 """What exists, as tables: ``anonlab.list_methods()``, ``anonlab.list_metrics()``,
 ``anonlab.list_datasets()`` and ``anonlab.list_experiments()``, each a DataFrame indexed by
-name with a one-line ``description``, derived from the classes and configs themselves;
+name with a one-line ``description``, derived from the classes and configs themselves, and
+:func:`list_axes` and :func:`list_sources`, from the declared grid axes and data sources;
 ``anonlab list`` prints them.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -78,6 +80,59 @@ def list_datasets(conf_dir: Path = CONF_DIR) -> pd.DataFrame:
             "loader": (yaml.safe_load(text) or {}).get("loader"),
         }
     return _table(rows, "dataset")
+
+
+def list_sources() -> pd.DataFrame:
+    """Every data source (``dataset.loader=NAME``,
+    :class:`~anonlab.datasets.sources.Source`): ``description``, ``files`` (the vendored
+    raw files it reads), ``options`` (the dataset config keys its reader takes) and
+    ``axes`` (the data-view axes it brings)."""
+    from anonlab.datasets import SOURCES
+
+    rows = {
+        name: {
+            "description": source.description,
+            "files": ", ".join(source.files),
+            "options": ", ".join(source.options),
+            "axes": ", ".join(axis.name for axis in source.axes),
+        }
+        for name, source in SOURCES.items()
+    }
+    return _table(rows, "source")
+
+
+def list_axes() -> pd.DataFrame:
+    """Every grid axis (``grid.NAME=[…]``, :class:`~anonlab.axes.Axis`): ``label`` and
+    ``symbol`` (as figures and claims show it), ``values`` (its type and range, and the
+    data's limit), ``default`` and ``of`` (``data view``, ``methods`` for a shared axis, or
+    the methods that declare it)."""
+    from anonlab.axes import SHARED_AXES
+    from anonlab.datasets.axes import VIEW_AXES
+    from anonlab.methods import METHODS, grid_axes
+
+    def of(name: str) -> str:
+        if name in VIEW_AXES:
+            return "data view"
+        own = [m for m, cls in METHODS.items() if any(a.name == name for a in cls.own_axes)]
+        return "methods" if name in SHARED_AXES else ", ".join(own)
+
+    def values(axis: Any) -> str:
+        text = axis.kind.__name__ + (f" {axis.bounds()}" if axis.bounds() else "")
+        if axis.rule is not None:
+            text += " (own check)"
+        return text + (f", at most the data's {axis.limit_unit}" if axis.limit else "")
+
+    rows = {
+        name: {
+            "label": axis.label,
+            "symbol": axis.symbol,
+            "values": values(axis),
+            "default": axis.default,
+            "of": of(name),
+        }
+        for name, axis in grid_axes().items()
+    }
+    return _table(rows, "axis")
 
 
 def list_experiments(conf_dir: Path = CONF_DIR) -> pd.DataFrame:

@@ -97,24 +97,6 @@ def check_t(t: object, name: str = "t") -> float:
     return value
 
 
-# Checks of the method parameters that grid axes carry, by axis name; data-dependent
-# upper bounds (k ≤ n, m ≤ #attributes) are checked where the data set is known.
-AXIS_CHECKS = {
-    "epsilon": check_epsilon,
-    "k": lambda value, name="k": check_int(value, name, 1),
-    "t": check_t,
-}
-
-#: small, safe values of the shared axes that a component's conformance checks build it
-#: with (:meth:`anonlab.methods.base.Method.test_parameters`), and values each must refuse
-TEST_VALUES: dict[str, Any] = {"epsilon": 1.0, "k": 3, "t": 0.5}
-BAD_VALUES: dict[str, tuple[Any, ...]] = {
-    "epsilon": (0.0, -1.0, math.inf),
-    "k": (0, -2),
-    "t": (0.0, 1.5),
-}
-
-
 def cap_n_jobs(n_jobs: int, cores: int | None = None) -> tuple[int, str | None]:
     """``n_jobs`` capped at the machine's cores (more workers than cores only add
     processes and memory, never speed), with a note saying so when it was capped."""

@@ -1,4 +1,4 @@
-"""Every registered method, metric and data set passes the conformance kit
+"""Every registered method, metric, grid axis and data set passes the conformance kit
 (:mod:`anonlab.conformance`): the cases are generated from the registries, so a component
 added in its own file is checked with no test edited; the kit reports a failure naming the
 component and the check."""
@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from anonlab import conformance
+from anonlab.axes import Axis
 from anonlab.methods import METHODS
 from anonlab.methods.laplace import Laplace
 from anonlab.metrics import METRICS
 from anonlab.release import Release
-from anonlab.validation import check_int
 
 
 def cases(battery, names) -> list:
@@ -38,6 +38,11 @@ def test_metric_conforms(name, check):
     check()
 
 
+@pytest.mark.parametrize(("name", "check"), cases(conformance.check_axis, conformance.axis_names()))
+def test_axis_conforms(name, check):
+    check()
+
+
 @pytest.mark.parametrize(
     ("name", "check"), cases(conformance.check_dataset, conformance.dataset_names())
 )
@@ -55,7 +60,7 @@ class Reversed(Laplace):
 
     name: ClassVar[str] = "conformance_reversed"
     axes: ClassVar[tuple[str, ...]] = ("epsilon", "rounds")
-    axis_checks: ClassVar[dict] = {"rounds": lambda value, name: value}
+    own_axes: ClassVar[tuple[Axis, ...]] = (Axis("rounds", int, rule=lambda value, name: value),)
     rounds: int = 1
 
     def protect(self, dataset, rng: np.random.Generator) -> Release:
@@ -70,7 +75,7 @@ class Scaled(Laplace):
     scale: float
     name: ClassVar[str] = "conformance_scaled"
     axes: ClassVar[tuple[str, ...]] = ("epsilon", "scale")
-    axis_checks: ClassVar[dict] = {"scale": lambda value, name: check_int(value, name, 1, 9)}
+    own_axes: ClassVar[tuple[Axis, ...]] = (Axis("scale", int, low=1, high=9),)
     test_params: ClassVar[tuple[dict, ...]] = ({"epsilon": 0.5, "scale": 2, "sampler": "numpy"},)
 
 
@@ -100,7 +105,14 @@ def test_an_own_axis_without_a_default_needs_declared_test_params():
         scale: float
         name: ClassVar[str] = "conformance_undeclared"
         axes: ClassVar[tuple[str, ...]] = ("epsilon", "scale")
-        axis_checks: ClassVar[dict] = {"scale": lambda value, name: value}
+        own_axes: ClassVar[tuple[Axis, ...]] = (Axis("scale", rule=lambda value, name: value),)
 
-    with pytest.raises(TypeError, match="axis 'scale' has no default; declare test_params"):
+    with pytest.raises(TypeError, match="axis 'scale' has no default; declare its test_value"):
         Undeclared.test_parameters()
+
+
+def test_an_axis_that_accepts_a_bad_value_is_named_with_its_failed_check():
+    lax = Axis("lax", int, low=0, bad_values=(-1, 0))
+    with pytest.raises(AssertionError) as error:
+        conformance.run_checks(conformance.check_axis(lax), "axis 'lax'")
+    assert "bad_values_refused: AssertionError: grid.lax=0 is accepted" in str(error.value)

@@ -16,10 +16,11 @@ import yaml
 import anonlab
 from anonlab import cli
 from anonlab.config import CONF_DIR, compose_config, open_override
+from anonlab.datasets.axes import VIEW_AXES
 from anonlab.methods import method_class
 from anonlab.plotting import FigureSpec
 from anonlab.runner.fit import fit_figures
-from anonlab.runner.validate import DATASET_AXES, Components, live_components, validate
+from anonlab.runner.validate import Components, live_components, validate
 from anonlab.validation import ParameterError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -229,7 +230,7 @@ def test_every_paper_experiment_declares_only_axes_its_methods_take():
         config = yaml.safe_load(path.read_text(encoding="utf-8"))
         if not config.get("methods"):
             continue
-        taken = {a for m in config["methods"] for a in method_class(m).axes} | set(DATASET_AXES)
+        taken = {a for m in config["methods"] for a in method_class(m).axes} | set(VIEW_AXES)
         grids = [config.get("grid") or {}]
         grids += [p.get("grid") or {} for p in (config.get("profiles") or {}).values()]
         for grid in grids:
@@ -258,9 +259,10 @@ def test_the_cached_facts_are_the_classes():
     live = live_components()
     cached = Components.from_json(live.to_json())
     assert cached.to_json() == live.to_json()
-    assert {n: set(m.checks) for n, m in cached.methods.items()} == {
-        n: set(m.checks) for n, m in live.methods.items()
+    assert {n: set(m.declared) for n, m in cached.methods.items()} == {
+        n: set(m.declared) for n, m in live.methods.items()
     }
+    assert list(cached.view_axes) == list(live.view_axes) == list(VIEW_AXES)
 
 
 def test_a_refused_run_reads_no_data_and_imports_no_kernel():

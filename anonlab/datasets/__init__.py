@@ -1,4 +1,5 @@
-"""Data sets: loaders for the papers' data and a user's CSV, built into :class:`Dataset`."""
+"""Data sets: the sources of the papers' data and of a user's CSV
+(:mod:`anonlab.datasets.sources`), built into :class:`Dataset`."""
 
 from __future__ import annotations
 
@@ -7,15 +8,26 @@ from typing import Any
 
 from anonlab.datasets.base import Attribute, Dataset
 from anonlab.datasets.build import DEFAULT_ALPHA, build_dataset
-from anonlab.datasets.loaders import READER_OPTIONS, READERS, read_csv
+from anonlab.datasets.sources import SOURCES, Source, register_source
 from anonlab.validation import ParameterError, check_choice
 
-__all__ = ["Attribute", "Dataset", "LOADERS", "build_dataset", "load_dataset"]
+__all__ = [
+    "LOADERS",
+    "SOURCES",
+    "Attribute",
+    "Dataset",
+    "Source",
+    "build_dataset",
+    "load_dataset",
+    "register_source",
+]
 
-LOADERS = (*READERS, "csv")
+#: the names a dataset config's ``loader`` may take: every registered source's (a live
+#: view of :data:`~anonlab.datasets.sources.SOURCES`)
+LOADERS = SOURCES.keys()
 
 
-#: the keys of every dataset config; a loader's own keys are in READER_OPTIONS
+#: the keys of every dataset config; a source's own keys are its ``options``
 COMMON_KEYS = (
     "name",
     "loader",
@@ -65,11 +77,11 @@ def check_keys(config: Mapping[str, Any], loader: str) -> None:
     alpha = config.get("alpha", DEFAULT_ALPHA)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
         raise ParameterError(f"dataset.alpha must be a number, got {alpha!r}")
-    own = READER_OPTIONS.get(loader, ())
+    own = SOURCES[loader].options
     for key in config:
         if key in COMMON_KEYS or key in own:
             continue
-        if any(key in keys for keys in READER_OPTIONS.values()):
+        if any(key in source.options for source in SOURCES.values()):
             if config[key] is None:
                 continue  # declared by the config file, unused by this loader
             raise ParameterError(
@@ -89,17 +101,14 @@ def load_dataset(config: Mapping[str, Any]) -> Dataset:
     columns, or ``{column: taxonomy name or hierarchy file}``), ``hierarchies``
     (``{column: hierarchy file}``), ``target`` (``{column, threshold, labels}``),
     ``integer`` (the numerical columns declared whole-numbered, or ``data``); see
-    :func:`~anonlab.datasets.build.build_dataset`. A loader listed in
-    :data:`~anonlab.datasets.loaders.READER_OPTIONS` also receives those keys (``csv``:
-    ``path``, ``encoding``, ``sep``; ``patient_discharge``: ``path``, ``n``, ``seed``).
-    Any other key is an error (:func:`check_keys`).
+    :func:`~anonlab.datasets.build.build_dataset`. The loader's source also receives the
+    keys it declares (:attr:`~anonlab.datasets.sources.Source.options`; ``csv``: ``path``,
+    ``encoding``, ``sep``; ``patient_discharge``: ``path``, ``n``, ``seed``). Any other
+    key is an error (:func:`check_keys`).
     """
     loader = check_choice(config.get("loader"), "dataset.loader", LOADERS)
     check_keys(config, loader)
-    options = {
-        key: config[key] for key in READER_OPTIONS.get(loader, ()) if config.get(key) is not None
-    }
-    frame = READERS[loader](**options) if loader in READERS else read_csv(**options)
+    frame = SOURCES[loader].read(config)
     categorical = config.get("categorical") or []
     if isinstance(categorical, str):
         categorical = [categorical]  # dataset.categorical=city

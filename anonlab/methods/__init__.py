@@ -1,8 +1,9 @@
 """The method registry: every method by one name, usable from config and Python.
 
 A method is one class in one module of this package: a subclass of
-:class:`~anonlab.methods.base.Method` that sets ``name`` and declares its grid axes (with
-their checks), options, display name and colour, capability tags and guarantee
+:class:`~anonlab.methods.base.Method` that sets ``name`` and declares its grid axes (the
+shared ones it takes, and its own as :class:`~anonlab.axes.Axis` objects), options,
+display name and colour, capability tags and guarantee
 (:meth:`~anonlab.methods.base.Method.claim`). :data:`METHODS` is derived from the classes
 found in the package's modules; a method defined elsewhere joins with :func:`register`.
 """
@@ -15,6 +16,8 @@ import pkgutil
 from collections.abc import Mapping
 from typing import Any
 
+from anonlab.axes import SHARED_AXES, Axis
+from anonlab.datasets.axes import VIEW_AXES
 from anonlab.methods.base import FORMS, Method, Release, postprocess
 from anonlab.validation import ParameterError, check_choice, check_options
 
@@ -23,6 +26,7 @@ __all__ = [
     "METHODS",
     "Method",
     "Release",
+    "grid_axes",
     "make_method",
     "method_class",
     "postprocess",
@@ -89,6 +93,20 @@ def register(cls: type[Method]) -> type[Method]:
     if METHODS.setdefault(name, cls) is not cls:
         raise TypeError(f"method {name!r} is already registered as {METHODS[name].__name__}")
     return cls
+
+
+def grid_axes() -> dict[str, Axis]:
+    """Every grid axis a run may sweep, by name: the axes the methods share
+    (:data:`~anonlab.axes.SHARED_AXES`), each registered method's own (the first method
+    to declare a name gives its declaration), then the data view's
+    (:data:`~anonlab.datasets.axes.VIEW_AXES`)."""
+    axes = dict(SHARED_AXES)
+    for cls in METHODS.values():
+        for axis in cls.own_axes:
+            axes.setdefault(axis.name, axis)
+    for name, axis in VIEW_AXES.items():
+        axes.setdefault(name, axis)
+    return axes
 
 
 # sdcMicro's vocabulary for the same methods.

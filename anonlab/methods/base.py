@@ -5,12 +5,12 @@ from __future__ import annotations
 import dataclasses
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 import numpy as np
 
+from anonlab.axes import SHARED_AXES, Axis
 from anonlab.cost import LINEAR, Cost
 from anonlab.datasets import Dataset
 from anonlab.guarantee import Guarantee
@@ -18,16 +18,17 @@ from anonlab.mechanisms import SAMPLERS
 from anonlab.mechanisms.generators import generator_name
 from anonlab.mechanisms.measurements import Measurement
 from anonlab.release import FORMS, Release
-from anonlab.validation import AXIS_CHECKS, TEST_VALUES, ParameterError, check_option
+from anonlab.validation import ParameterError, check_option
 
 
 @dataclass(frozen=True)
 class Method(ABC):
     """A registered protection method, called as ``method.protect(dataset, rng)``.
 
-    ``axes`` names the grid parameters the method depends on (besides the data set view
-    ``m``), so the runner skips cells that differ only in other parameters and plots draw
-    it as a horizontal line against an axis it ignores. ``randomized`` is false for
+    ``axes`` names the grid parameters the method depends on (besides the data view's,
+    such as ``m``), so the runner skips cells that differ only in other parameters and
+    plots draw it as a horizontal line against an axis it ignores; each is a shared axis
+    (:data:`~anonlab.axes.SHARED_AXES`: ε, k, t) or one of ``own_axes``. ``randomized`` is false for
     deterministic methods, which the runner computes once instead of once per repetition.
     ``partition`` says what the release's cluster labels are: ``None`` (no clusters),
     ``"attribute"`` (one partition per attribute, individual ranking) or ``"record"``
@@ -85,36 +86,60 @@ class Method(ABC):
     needs_bounds: ClassVar[bool] = False
     needs_class: ClassVar[bool] = False
 
-    #: checks of the grid axes this method adds, ``axis → check(value, name) → value``
-    #: (raising :class:`~anonlab.validation.ParameterError`); the shared axes (ε, k, t) are
-    #: checked by :data:`~anonlab.validation.AXIS_CHECKS`
-    axis_checks: ClassVar[dict[str, Callable[[Any, str], Any]]] = {}
-    #: figure labels of the grid axes this method adds (``axis → label``)
-    axis_labels: ClassVar[dict[str, str]] = {}
+    #: the grid axes this method adds (or a shared one it constrains further), each an
+    #: :class:`~anonlab.axes.Axis`: its range or check, label and symbol, test and bad
+    #: values; its default is the dataclass field's
+    own_axes: ClassVar[tuple[Axis, ...]] = ()
     #: seconds of one release as the data grows (:class:`~anonlab.cost.Cost`: a formula in
     #: n, m and the method's parameters, with its constant measured on this machine kind
-    #: by ``benchmarks/cost_model.py``); the plan stage sums it over a run's jobs
+    #: by ``benchmarks/timings/cost_model.py``); the plan stage sums it over a run's jobs
     cost: ClassVar[Cost] = LINEAR
     #: small parameter sets the conformance checks (:mod:`anonlab.conformance`) build the
-    #: method with, each ``{axis or option: value}``; empty: one set derived from the
-    #: shared axes' :data:`~anonlab.validation.TEST_VALUES` and the defaults of the
-    #: method's own axes (:meth:`test_parameters`)
+    #: method with, each ``{axis or option: value}``; empty: one set derived from its axes'
+    #: test values (:attr:`~anonlab.axes.Axis.test_value`), else their defaults
+    #: (:meth:`test_parameters`)
     test_params: ClassVar[tuple[dict[str, Any], ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        """A method's every axis has a check, declared with the method or shared."""
+        """A method's every axis is declared: shared, or one of its ``own_axes``."""
         super().__init_subclass__(**kwargs)
         if "name" in cls.__dict__:  # a method of its own: no label or colour inherited
             cls.label = cls.__dict__.get("label", "")
             cls.colour = cls.__dict__.get("colour")
-        unchecked = [
-            a for a in getattr(cls, "axes", ()) if a not in AXIS_CHECKS and a not in cls.axis_checks
-        ]
+        axes = getattr(cls, "axes", ())
+        for axis in cls.own_axes:
+            if not isinstance(axis, Axis):
+                raise TypeError(f"method class {cls.__name__}: {axis!r} in own_axes is no Axis")
+            if axis.name not in axes:
+                raise TypeError(
+                    f"method class {cls.__name__}: own axis {axis.name!r} is not in axes {axes}"
+                )
+            if axis.view is not None:
+                raise TypeError(
+                    f"method class {cls.__name__}: axis {axis.name!r} has a view: an axis "
+                    "of the data view is declared with the data sets (anonlab.datasets.axes)"
+                )
+        own = {axis.name for axis in cls.own_axes}
+        unchecked = [a for a in axes if a not in own and a not in SHARED_AXES]
         if unchecked:
             raise TypeError(
                 f"method class {cls.__name__}: axis {unchecked[0]!r} has no "
-                "check; declare it in axis_checks"
+                "check; declare it in own_axes (an anonlab.axes.Axis)"
             )
+
+    @classmethod
+    def axis(cls, name: str) -> Axis:
+        """The declaration of grid axis ``name`` of the method: its own, else the shared
+        one (:data:`~anonlab.axes.SHARED_AXES`)."""
+        for axis in cls.own_axes:
+            if axis.name == name:
+                return axis
+        return SHARED_AXES[name]
+
+    @classmethod
+    def declared_axes(cls) -> dict[str, Axis]:
+        """The declaration of each of the method's grid axes, in ``axes`` order."""
+        return {name: cls.axis(name) for name in cls.axes}
 
     @classmethod
     def tags(cls) -> tuple[str, ...]:
@@ -136,44 +161,59 @@ class Method(ABC):
     @classmethod
     def axis_defaults(cls) -> dict[str, Any]:
         """The default of each grid axis that has one (a keyword default of its dataclass
-        field): a grid or a call may omit such an axis."""
-        return {
-            f.name: f.default
-            for f in dataclasses.fields(cls)
-            if f.name in cls.axes and f.default is not dataclasses.MISSING
-        }
-
-    @classmethod
-    def test_parameters(cls) -> list[dict[str, Any]]:
-        """The parameter sets the conformance checks build the method with: ``test_params``
-        if declared, else one set of the shared axes' test values and the defaults of the
-        method's own axes.
+        field): a grid or a call may omit such an axis.
 
         Raises
         ------
         TypeError
-            An axis of the method's own has no default and no ``test_params`` are declared.
+            An axis declares a :attr:`~anonlab.axes.Axis.default` its field does not have.
+        """
+        defaults = {
+            f.name: f.default
+            for f in dataclasses.fields(cls)
+            if f.name in cls.axes and f.default is not dataclasses.MISSING
+        }
+        for name, axis in cls.declared_axes().items():
+            if axis.default is not None and defaults.get(name, dataclasses.MISSING) != axis.default:
+                field_says = f"defaults to {defaults[name]!r}" if name in defaults else "has none"
+                raise TypeError(
+                    f"method {cls.name!r}: axis {name!r} declares default {axis.default!r} but "
+                    f"its dataclass field {field_says}; declare the default once, on the field"
+                )
+        return defaults
+
+    @classmethod
+    def test_parameters(cls) -> list[dict[str, Any]]:
+        """The parameter sets the conformance checks build the method with: ``test_params``
+        if declared, else one set of each axis's test value, or its default.
+
+        Raises
+        ------
+        TypeError
+            An axis has neither a test value nor a default, and no ``test_params`` are
+            declared.
         """
         if cls.test_params:
             return [dict(params) for params in cls.test_params]
         defaults = cls.axis_defaults()
         derived: dict[str, Any] = {}
-        for axis in cls.axes:
-            if axis in TEST_VALUES and axis not in cls.axis_checks:
-                derived[axis] = TEST_VALUES[axis]
-            elif axis in defaults:
-                derived[axis] = defaults[axis]
+        for name, axis in cls.declared_axes().items():
+            if axis.test_value is not None:
+                derived[name] = axis.test_value
+            elif name in defaults:
+                derived[name] = defaults[name]
             else:
                 raise TypeError(
-                    f"method {cls.name!r}: axis {axis!r} has no default; declare test_params"
+                    f"method {cls.name!r}: axis {name!r} has no default; declare its "
+                    "test_value or test_params"
                 )
         return [derived]
 
     @classmethod
     def check_axis(cls, axis: str, value: Any, name: str) -> Any:
-        """``value`` of grid axis ``axis`` checked (``name`` as the error calls it)."""
-        check = cls.axis_checks.get(axis) or AXIS_CHECKS[axis]
-        return check(value, name)
+        """``value`` of grid axis ``axis`` checked by its declaration (``name`` as the
+        error calls it)."""
+        return cls.axis(axis).check(value, name)
 
     def __post_init__(self) -> None:
         """Check (and normalise the type of) every parameter and option the method

@@ -1,31 +1,47 @@
 """Human names for what figures show: methods, metrics and grid axes.
 
-A method's and a metric's display name is declared with it (``label``); a grid axis a
-method adds is named by the method (``axis_labels``). A name without one falls back to
-the registry name, so a method registered by a user still plots.
+A method's and a metric's display name is declared with it (``label``); a grid axis's
+label and symbol with the axis (:class:`~anonlab.axes.Axis`: shared, of the data view,
+or a method's own). A name without one falls back to the registry name, so a method
+registered by a user still plots.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from numbers import Integral, Real
 from typing import Any
 
-from anonlab.methods import METHODS, method_class, split_variant
+from anonlab.methods import grid_axes, method_class, split_variant
 from anonlab.metrics import METRICS
 from anonlab.validation import ParameterError
 
-AXIS_NAMES: dict[str, str] = {
-    "k": "k (cluster size)",
-    "epsilon": "ε",
-    "t": "t",
-    "m": "m (protected attributes)",
-    "alpha": "α",
-}
-"""Axis label of every grid axis the methods share (a method names its own in
-``axis_labels``)."""
 
-AXIS_SYMBOLS: dict[str, str] = {"epsilon": "ε", "alpha": "α"}
-"""Short symbol of a grid axis in panel titles and legend entries (``ε = 0.1``)."""
+class AxisTexts(Mapping[str, str]):
+    """One text declared by every grid axis (:func:`~anonlab.methods.grid_axes`), by
+    axis name: a live view, so an axis registered later is in it."""
+
+    def __init__(self, field: str) -> None:
+        self.field = field
+
+    def __getitem__(self, name: str) -> str:
+        return getattr(grid_axes()[name], self.field)
+
+    def __contains__(self, name: object) -> bool:
+        return name in grid_axes()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(grid_axes())
+
+    def __len__(self) -> int:
+        return len(grid_axes())
+
+
+#: axis label of every grid axis (``"k (cluster size)"``), as its axis declares it
+AXIS_NAMES: Mapping[str, str] = AxisTexts("label")
+#: short symbol of every grid axis in panel titles, legend entries and claims
+#: (``ε = 0.1``), as its axis declares it
+AXIS_SYMBOLS: Mapping[str, str] = AxisTexts("symbol")
 
 
 def method_name(name: str) -> str:
@@ -57,11 +73,9 @@ def metric_name(name: str) -> str:
 
 
 def axis_name(name: str) -> str:
-    """Axis label of grid axis ``name`` (e.g. ``"k (cluster size)"``); ``name`` if none."""
-    if name in AXIS_NAMES:
-        return AXIS_NAMES[name]
-    declared = (cls.axis_labels.get(name) for cls in METHODS.values())
-    return next((label for label in declared if label), str(name))
+    """Axis label of grid axis ``name`` (e.g. ``"k (cluster size)"``); ``name`` if it is
+    no declared axis."""
+    return AXIS_NAMES.get(name, str(name))
 
 
 def format_value(value: Any) -> str:

@@ -17,7 +17,7 @@ from anonlab.guarantee import COLUMNS as GUARANTEE_COLUMNS
 from anonlab.guarantee import FLOAT_COLUMNS as GUARANTEE_FLOATS
 from anonlab.guarantee import INT_COLUMNS as GUARANTEE_INTS
 from anonlab.guarantee import TEXT_COLUMNS as GUARANTEE_TEXTS
-from anonlab.methods import Method, method_class
+from anonlab.methods import Method, grid_axes, method_class
 from anonlab.metrics import get_attribute_metric, get_metric
 from anonlab.metrics.base import CONTROL_SHARES, control_split
 from anonlab.release import Release
@@ -444,9 +444,10 @@ def tidy_table(frame: pd.DataFrame, cells: Sequence[Cell], dataset: str) -> pd.D
     frame = frame.drop(columns=["_cell", "_metric_order"]).reset_index(drop=True)
     frame.insert(0, "dataset", dataset)
     axes = list(dict.fromkeys(a for cell in cells for a, _ in cell.params))
+    declared = grid_axes()
     for axis in axes:
         values = frame[axis]
-        if axis in ("k", "m"):
+        if axis in declared and declared[axis].kind is int:  # k, m: whole numbers
             frame[axis] = values.astype("Int64")
         elif pd.api.types.is_numeric_dtype(values):
             frame[axis] = values.astype(float)

@@ -13,14 +13,16 @@ on the axes :func:`~anonlab.runner.validate.figure_axes` chose when the run was 
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from anonlab.datasets import DATA_DOMAINS, Dataset
+from anonlab.datasets.axes import VIEW_AXES
 from anonlab.datasets.build import observed_bounds, unbounded
-from anonlab.methods import method_class, split_variant
+from anonlab.methods import grid_axes, method_class, split_variant
 from anonlab.metrics import AttributeMetric, ReleaseMetric
 from anonlab.plotting import FigureSpec, metric_name
 from anonlab.provenance import override_key
@@ -38,35 +40,34 @@ def named(overrides: Sequence[str], key: str, study: bool) -> bool:
 def fit_grid(
     grid: Mapping[str, Any], datasets: Sequence[Dataset], named: Collection[str] = ()
 ) -> tuple[dict[str, Any], list[str]]:
-    """A preset's grid on a user's data: values of ``k`` beyond the records and of ``m``
-    beyond the attributes of the smallest data set are left out with a note; when none is
-    left, the largest that fits (the data's records or attributes) stands in. An axis the
-    user ``named`` is theirs: a value beyond the data is an error naming the axis, never
-    a method left out for it."""
-    limits = {
-        "k": min(d.n for d in datasets),
-        "m": min(len(d.attributes) for d in datasets),
-    }
+    """A preset's grid on a user's data: the values of an axis with a data-dependent limit
+    (:attr:`~anonlab.axes.Axis.limit`: ``k`` beyond the records, ``m`` beyond the
+    attributes) beyond that of the smallest data set are left out with a note; when none
+    is left, the largest that fits (the limit) stands in. An axis the user ``named`` is
+    theirs: a value beyond the data is an error naming the axis, never a method left out
+    for it."""
     fitted, notes = dict(grid), []
-    for axis, limit in limits.items():
-        values = grid.get(axis)
-        if not isinstance(values, Sequence) or isinstance(values, str):
+    for name, axis in grid_axes().items():
+        values = grid.get(name)
+        if axis.limit is None or not isinstance(values, Sequence) or isinstance(values, str):
             continue
-        numbers = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
-        if len(numbers) != len(values) or all(v <= limit for v in numbers):
+        limit = min(axis.limit(d) for d in datasets)
+        kind = numbers.Integral if axis.kind is int else numbers.Real
+        given = [v for v in values if isinstance(v, kind) and not isinstance(v, bool)]
+        if len(given) != len(values) or all(v <= limit for v in given):
             continue  # a bad value is the grid check's to name
-        kept = [v for v in numbers if v <= limit] or [limit]
-        gone = [v for v in numbers if v > limit]
-        what = "records" if axis == "k" else "attributes"
-        if axis in named:
+        kept = [v for v in given if v <= limit] or [limit]
+        gone = [v for v in given if v > limit]
+        what = axis.limit_unit
+        if name in named:
             raise ParameterError(
-                f"grid.{axis}: {gone} exceed the data's {limit} {what}; {axis} must be in "
-                f"1..{limit}"
+                f"grid.{name}: {gone} exceed the data's {limit} {what}; {name} must be "
+                f"{axis.bounds(limit)}"
             )
         notes.append(
-            f"grid.{axis}: {gone} left out, the data has {limit} {what}; runs {axis}={kept}"
+            f"grid.{name}: {gone} left out, the data has {limit} {what}; runs {name}={kept}"
         )
-        fitted[axis] = kept
+        fitted[name] = kept
     return fitted, notes
 
 
@@ -292,7 +293,7 @@ def derived_figures(
     most values, the methods as curves (a method that ignores ``x`` as a horizontal
     line), each other swept axis a facet, a row of panels, then a marker series; a panel
     per data set when there are several."""
-    taken = {a for m in methods for a in method_class(split_variant(m)[0]).axes}
+    taken = {a for m in methods for a in method_class(split_variant(m)[0]).axes} | set(VIEW_AXES)
     x, facet, row, series = figure_axes(grid, taken, x, len(datasets))
     return tuple(
         FigureSpec(

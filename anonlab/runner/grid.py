@@ -7,11 +7,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from anonlab.axes import Axis
 from anonlab.datasets import Dataset
+from anonlab.datasets.axes import VIEW_AXES
 from anonlab.methods import Method, make_method, method_class, split_variant
 from anonlab.runner.seeds import cell_id
-from anonlab.runner.validate import DATASET_AXES, listed
-from anonlab.validation import ParameterError, check_int, check_options
+from anonlab.runner.validate import listed
+from anonlab.validation import ParameterError, check_options
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,7 @@ class Cell:
     def build(self) -> Method:
         """The method instance of this cell."""
         return make_method(
-            self.method, {k: v for k, v in self.params if k not in DATASET_AXES}, dict(self.options)
+            self.method, {k: v for k, v in self.params if k not in VIEW_AXES}, dict(self.options)
         )
 
     @property
@@ -44,15 +46,26 @@ class Cell:
         """What decides :meth:`view`: the data set, its axes' values, and whether the
         method takes numerical attributes only."""
         numeric = method_class(split_variant(self.method)[0]).numeric_only
-        return (self.dataset, *(v for a, v in self.params if a in DATASET_AXES), numeric)
+        return (self.dataset, *(v for a, v in self.params if a in VIEW_AXES), numeric)
 
     def declared_view(self, dataset: Dataset) -> Dataset:
-        """The data set as the grid declares it: domains [0, α·max] if ``alpha`` is set
-        (iDP §4.1), the first ``m`` attributes if ``m`` is set (DP-IR §4.2)."""
-        params = self.param_dict
-        if "alpha" in params:
-            dataset = dataset.with_alpha(params["alpha"])
-        return dataset.protect_first(params["m"]) if "m" in params else dataset
+        """The data set as the grid declares it: the view each data-view axis of the cell
+        selects (:attr:`~anonlab.axes.Axis.view`), in the order of its parameters, e.g.
+        the first ``m`` attributes (DP-IR §4.2), domains [0, α·max] (iDP §4.1). A
+        parameter of no data-view axis known to this process and of no axis of the method
+        is an error, never a view silently not taken."""
+        taken = method_class(split_variant(self.method)[0]).axes
+        for name, value in self.params:
+            axis = VIEW_AXES.get(name)
+            if axis is not None:
+                dataset = axis.view(dataset, value)
+            elif name not in taken:
+                raise ParameterError(
+                    f"{name}={value!r} is no axis of method {self.method!r} and no data-view "
+                    "axis of this process: declare the axis in a module of "
+                    "anonlab/datasets/axes/ so that every worker finds it"
+                )
+        return dataset
 
     def view(self, dataset: Dataset) -> Dataset:
         """The data set as this cell protects it: :meth:`declared_view`, and for a method
@@ -74,27 +87,28 @@ def numerical_part(view: Dataset) -> Dataset:
     return replace(view, protected=numeric)
 
 
-def check_grid(grid: Mapping[str, Sequence[Any]], dataset: Dataset) -> dict[str, list[Any]]:
-    """Check the grid values that depend on the data set: k ≤ its records, m ≤ its
-    attributes, and an α that its domains can take; each value's type and range otherwise
-    are checked before (:func:`~anonlab.runner.validate.validate`) or when its method is
-    built."""
+def check_grid(
+    grid: Mapping[str, Sequence[Any]], dataset: Dataset, axes: Mapping[str, Axis]
+) -> dict[str, list[Any]]:
+    """Check the grid values that depend on the data set, by the declaration of each axis
+    (``axes``, by name): a value within the axis's limit on the data (k ≤ its records,
+    m ≤ its attributes), and for an axis of the data view a view the data set can take
+    (an α its domains can take); each value's type and range otherwise are checked before
+    (:func:`~anonlab.runner.validate.validate`) or when its method is built."""
     checked: dict[str, list[Any]] = {}
-    for axis, values in grid.items():
-        values = listed(values, f"grid.{axis}")
-        if axis == "k":
-            checked[axis] = [check_int(v, "grid.k", 1, dataset.n) for v in values]
-        elif axis == "m":
-            checked[axis] = [check_int(v, "grid.m", 1, len(dataset.attributes)) for v in values]
-        elif axis == "alpha":
-            for value in values:
-                try:
-                    dataset.with_alpha(value)
-                except ParameterError as error:
-                    raise ParameterError(f"grid.alpha={value!r}: {error}") from None
-            checked[axis] = [float(v) for v in values]
-        else:
-            checked[axis] = values
+    for name, values in grid.items():
+        key, values = f"grid.{name}", listed(values, f"grid.{name}")
+        axis = axes.get(name)
+        if axis is None or (axis.limit is None and axis.view is None):
+            checked[name] = values
+            continue
+        limit = axis.limit(dataset) if axis.limit is not None else None
+        checked[name] = [axis.check(value, key, limit) for value in values]
+        for value in checked[name] if axis.view is not None else ():
+            try:
+                axis.view(dataset, value)
+            except ParameterError as error:
+                raise ParameterError(f"{key}={value!r}: {error}") from None
     return checked
 
 
@@ -130,21 +144,24 @@ def expand_grid(
         cls = method_class(name)
         # only the axes this method takes: an axis of another method is not its to check
         merged = {**common, **own}
-        grid = check_grid(
-            {a: v for a, v in merged.items() if a in cls.axes or a in DATASET_AXES}, dataset
-        )
+        axes = {**cls.declared_axes(), **VIEW_AXES}
+        grid = check_grid({a: v for a, v in merged.items() if a in axes}, dataset, axes)
         # a variant <method>/<form> is its own series: its name, not its class's, labels
         # its cells and enters their ids (a plain name's ids stay as they were)
         label = name if split_variant(name)[1] is not None else cls.name
-        # an axis the grid leaves out runs at the method's declared default, recorded
-        grid = {**{a: [v] for a, v in cls.axis_defaults().items() if a not in grid}, **grid}
+        # an axis the grid leaves out runs at its declared default, recorded
+        defaults = {
+            **{a.name: a.default for a in VIEW_AXES.values() if a.default is not None},
+            **cls.axis_defaults(),
+        }
+        grid = {**{a: [v] for a, v in defaults.items() if a not in grid}, **grid}
         missing = [axis for axis in cls.axes if axis not in grid]
         if missing:
             raise ParameterError(f"method {cls.name!r} needs grid axis grid.{missing[0]}")
         chosen = tuple(check_options(cls.name, options.get(cls.name), cls.choices()).items())
-        axes = [a for a in DATASET_AXES if a in grid] + list(cls.axes)
-        for combo in itertools.product(*(grid[a] for a in axes)):
-            params = tuple(zip(axes, combo, strict=True))
+        order = [a for a in VIEW_AXES if a in grid] + list(cls.axes)
+        for combo in itertools.product(*(grid[a] for a in order)):
+            params = tuple(zip(order, combo, strict=True))
             # the id hashes the data set, method and parameters only, never the options
             key = {"dataset": dataset.name, "method": label, **dict(params)}
             cell = Cell(

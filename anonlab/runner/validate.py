@@ -5,13 +5,16 @@ any worker started or any kernel loaded.
 and returns the run as declared (:class:`Declared`), or raises one error naming the real
 cause in the command line's words (``grid.k``; :func:`anonlab.api.python_words` says it
 in Python's). A run uses exactly what was declared: every grid key is an axis of a
-chosen method or of the data view (:data:`DATASET_AXES`), every chosen method finds each
-axis it takes, and a single value is a one-value list (``grid.k=5``, ``grid={"k": 5}``).
+chosen method or of the data view (:data:`~anonlab.datasets.axes.VIEW_AXES`), each value
+checked by its axis's declaration (:class:`~anonlab.axes.Axis`), every chosen method finds
+each axis it takes, and a single value is a one-value list (``grid.k=5``,
+``grid={"k": 5}``).
 
-What it knows of the methods and metrics (names, grid axes, options: :class:`Components`)
-comes from their classes once they are imported, else from a cache of those facts keyed
-by the code's digest (:func:`~anonlab.provenance.source_digest`), so that the command line
-validates without importing them (NumPy, pandas and numba: more than a second).
+What it knows of the methods, metrics and data-view axes (names, grid axes, options:
+:class:`Components`) comes from their declarations once they are imported, else from a
+cache of those facts keyed by the code's digest
+(:func:`~anonlab.provenance.source_digest`), so that the command line validates without
+importing them (NumPy, pandas and numba: more than a second).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from anonlab.axes import SHARED_AXES, Axis
 from anonlab.config import (
     CONFIRMATORY,
     CONFIRMATORY_SEED_KEY,
@@ -42,7 +46,6 @@ from anonlab.provenance import PACKAGE_DIR, override_key, run_folder, source_dig
 from anonlab.readings import apply_reading
 from anonlab.runner.artifacts import CACHE_KEY, check_cache_dir
 from anonlab.validation import (
-    AXIS_CHECKS,
     MAX_SEED,
     ParameterError,
     cap_n_jobs,
@@ -52,8 +55,6 @@ from anonlab.validation import (
     check_results_dir,
 )
 
-#: grid axes that select a view of the data set rather than a method parameter
-DATASET_AXES: tuple[str, ...] = ("m", "alpha")
 #: ``figures: auto``: a study's figures are derived from what runs
 AUTO = "auto"
 #: config ``inapplicable``: a metric undefined for a cell is an error, or left out for it
@@ -86,13 +87,14 @@ LOCAL = RunnerSpec()
 @dataclass(frozen=True)
 class MethodFacts:
     """A registered method as validation sees it: its name, the grid axes it takes, its
-    options (``{option: allowed values}``, the first the default) and the checks of its
-    axes (an axis without one here is checked when the method is built)."""
+    options (``{option: allowed values}``, the first the default) and the declaration of
+    each axis (:class:`~anonlab.axes.Axis`; one with a check of its own that is not
+    known here is checked when the method is built)."""
 
     name: str
     axes: tuple[str, ...]
     options: Mapping[str, tuple[Any, ...]]
-    checks: Mapping[str, Callable[[Any, str], Any]] = field(default_factory=dict)
+    declared: Mapping[str, Axis] = field(default_factory=dict)
     #: the default of each axis that has one: a grid may leave such an axis out
     defaults: Mapping[str, Any] = field(default_factory=dict)
 
@@ -101,7 +103,8 @@ class MethodFacts:
 class Components:
     """What validation knows of the registered components: every method (by name, with
     its aliases and release forms), every metric with its options, which metrics are
-    defined per attribute, and the keys of a ``figures:`` entry."""
+    defined per attribute, the keys of a ``figures:`` entry and the axes of the data
+    view, in the order their views are taken."""
 
     methods: Mapping[str, MethodFacts]
     aliases: Mapping[str, str]
@@ -109,6 +112,7 @@ class Components:
     metrics: Mapping[str, Mapping[str, tuple[Any, ...]]]
     attribute_metrics: frozenset[str]
     figure_keys: frozenset[str]
+    view_axes: Mapping[str, Axis] = field(default_factory=dict)
 
     def method(self, name: str) -> MethodFacts:
         """The method ``name`` (an alias, or a variant ``<method>/<form>``), as
@@ -128,17 +132,22 @@ class Components:
     def axes(self) -> list[str]:
         """Every grid axis of a registered method, then of the data view."""
         return list(
-            dict.fromkeys([*(a for m in self.methods.values() for a in m.axes), *DATASET_AXES])
+            dict.fromkeys([*(a for m in self.methods.values() for a in m.axes), *self.view_axes])
         )
 
     def to_json(self) -> str:
-        """The facts as JSON (an axis with a check of its method's own is listed in
-        ``own``: its check is a function, and runs when the method is built)."""
+        """The facts as JSON: each axis a method declares itself (``own``) and each axis
+        of the data view by its :meth:`~anonlab.axes.Axis.facts` (a check of its own is a
+        function: it runs where the axis is loaded); a shared axis by its name."""
         methods = {
             name: {
                 "axes": list(m.axes),
                 "options": {o: list(v) for o, v in m.options.items()},
-                "own": [a for a in m.axes if m.checks.get(a) is not AXIS_CHECKS.get(a)],
+                "own": {
+                    a: axis.facts()
+                    for a, axis in m.declared.items()
+                    if axis is not SHARED_AXES.get(a)
+                },
                 "defaults": dict(m.defaults),
             }
             for name, m in self.methods.items()
@@ -151,6 +160,7 @@ class Components:
                 "metrics": {n: {o: list(v) for o, v in c.items()} for n, c in self.metrics.items()},
                 "attribute_metrics": sorted(self.attribute_metrics),
                 "figure_keys": sorted(self.figure_keys),
+                "view_axes": [axis.facts() for axis in self.view_axes.values()],
             }
         )
 
@@ -163,7 +173,10 @@ class Components:
                 name,
                 tuple(m["axes"]),
                 {o: tuple(v) for o, v in m["options"].items()},
-                {a: AXIS_CHECKS[a] for a in m["axes"] if a in AXIS_CHECKS and a not in m["own"]},
+                {
+                    a: Axis.from_facts(m["own"][a]) if a in m["own"] else SHARED_AXES[a]
+                    for a in m["axes"]
+                },
                 dict(m.get("defaults") or {}),
             )
             for name, m in data["methods"].items()
@@ -175,11 +188,13 @@ class Components:
             {n: {o: tuple(v) for o, v in c.items()} for n, c in data["metrics"].items()},
             frozenset(data["attribute_metrics"]),
             frozenset(data["figure_keys"]),
+            {f["name"]: Axis.from_facts(f) for f in data["view_axes"]},
         )
 
 
 def live_components() -> Components:
-    """The facts read off the registered classes (importing them)."""
+    """The facts read off the registered classes and axes (importing them)."""
+    from anonlab.datasets.axes import VIEW_AXES
     from anonlab.methods import ALIASES, METHODS
     from anonlab.metrics import METRICS, AttributeMetric
     from anonlab.plotting.spec import FigureSpec
@@ -190,7 +205,7 @@ def live_components() -> Components:
             cls.name,
             tuple(cls.axes),
             dict(cls.choices()),
-            {a: cls.axis_checks.get(a) or AXIS_CHECKS[a] for a in cls.axes},
+            cls.declared_axes(),
             cls.axis_defaults(),
         )
         for name, cls in METHODS.items()
@@ -202,6 +217,7 @@ def live_components() -> Components:
         {name: dict(metric.option_choices) for name, metric in METRICS.items()},
         frozenset(n for n, m in METRICS.items() if isinstance(m, AttributeMetric)),
         frozenset(FigureSpec.__dataclass_fields__),
+        dict(VIEW_AXES),
     )
 
 
@@ -232,9 +248,9 @@ def _cached_components(digest: str) -> Components:
 
 def components() -> Components:
     """The facts validation needs: from the classes when the registries are imported (a
-    Python session, where a method may have been registered since), else from the cache
-    for this code (written from the classes when missing)."""
-    if "anonlab.methods" in sys.modules or "anonlab.metrics" in sys.modules:
+    Python session, where a method, metric or data-view axis may have been registered
+    since), else from the cache for this code (written from the classes when missing)."""
+    if any(r in sys.modules for r in ("anonlab.methods", "anonlab.metrics", "anonlab.datasets")):
         return live_components()
     return _cached_components(source_digest())
 
@@ -354,21 +370,6 @@ def check_max_hours(value: Any) -> float:
     return float(value)
 
 
-def check_alpha(value: Any, name: str) -> float:
-    """``value`` of the grid axis ``alpha`` (iDP §4.1: domains [0, α·max]) as a float:
-    a finite number ≥ 1, so that the domain holds the data."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not (math.isfinite(value) and value >= 1)
-    ):
-        raise ParameterError(
-            f"{name}={value!r}: alpha must be a number >= 1 (and finite) so that "
-            "[0, alpha*max] holds the data"
-        )
-    return float(value)
-
-
 def check_dataset_alpha(value: Any, name: str) -> None:
     """A dataset config's ``alpha`` (domains [0, α·max] where none is declared): a finite
     number > 0."""
@@ -378,13 +379,6 @@ def check_dataset_alpha(value: Any, name: str) -> None:
         or not (math.isfinite(value) and value > 0)
     ):
         raise ParameterError(f"{name} must be a finite number > 0, got {value!r}")
-
-
-#: the checks of the data view's axes; their upper bounds (m ≤ #attributes) need the data
-DATASET_CHECKS: dict[str, Callable[[Any, str], Any]] = {
-    "m": lambda value, name: check_int(value, name, 1),
-    "alpha": check_alpha,
-}
 
 
 def listed(values: Any, key: str) -> list[Any]:
@@ -451,7 +445,8 @@ def declared_grid(
             f"grid_by_method.{unknown[0]}: {unknown[0]!r} is not one of methods {list(methods)}"
         )
     facts = {name: parts.method(name) for name in methods}
-    valid = list(dict.fromkeys([*(a for f in facts.values() for a in f.axes), *DATASET_AXES]))
+    views = parts.view_axes
+    valid = list(dict.fromkeys([*(a for f in facts.values() for a in f.axes), *views]))
     given = given_axes(grid, overrides, config.get("interface") == "python")
     everywhere = parts.axes()
     of = f"methods {list(methods)} or of the data"
@@ -467,7 +462,7 @@ def declared_grid(
     for name, axes in by_method.items():
         if not isinstance(axes, Mapping):
             raise ParameterError(f"grid_by_method.{name} must map axes to values, got {axes!r}")
-        mine = [*facts[name].axes, *DATASET_AXES]
+        mine = [*facts[name].axes, *views]
         for axis in axes:
             if axis not in mine:
                 raise unknown_axis(
@@ -484,10 +479,11 @@ def declared_grid(
             raise ParameterError(f"method {method.name!r} needs grid axis grid.{missing[0]}")
 
     def checks(axis: str, chosen: Sequence[str]) -> list[Callable[[Any, str], Any]]:
-        if axis in DATASET_CHECKS:
-            return [DATASET_CHECKS[axis]]
-        found = (facts[m].checks.get(axis) for m in chosen if axis in facts[m].axes)
-        return list(dict.fromkeys(c for c in found if c is not None))
+        if axis in views:
+            return [views[axis].check]
+        declared = [facts[m].declared[axis] for m in chosen if axis in facts[m].axes]
+        distinct = {id(d): d for d in declared}  # methods sharing one axis: one check
+        return [d.check for d in distinct.values()]
 
     checked = {
         axis: check_values(f"grid.{axis}", v, checks(axis, methods)) for axis, v in kept.items()
@@ -530,13 +526,13 @@ def figure_axes(
     grid: Mapping[str, Sequence[Any]], taken: Collection[str], x: str | None, datasets: int
 ) -> tuple[str, str | None, str | None, str | None]:
     """A study's figure axes ``(x, facet, row, series)``: ``x`` the named axis or the
-    swept axis (more than one value, taken by a method or the data view) with the most
-    values, each other swept axis a facet, a row of panels, then a marker series; the
-    data sets first when there are several."""
+    swept axis (more than one value, in ``taken``: the axes of the run's methods and of
+    the data view) with the most values, each other swept axis a facet, a row of panels,
+    then a marker series; the data sets first when there are several."""
     swept = [
         axis
         for axis, values in grid.items()
-        if (axis in taken or axis in DATASET_AXES)
+        if axis in taken
         and isinstance(values, Sequence)
         and not isinstance(values, str)
         and len(values) > 1
@@ -698,7 +694,7 @@ def validate(config: Mapping[str, Any]) -> Declared:
         if isinstance(dataset, Mapping) and dataset.get("alpha") is not None:
             check_dataset_alpha(dataset["alpha"], f"{key}.alpha")
     if study:
-        taken = {a for m in methods for a in parts.method(m).axes}
+        taken = {a for m in methods for a in parts.method(m).axes} | set(parts.view_axes)
         datasets = len(dataset_configs(config, overrides)[0])
         figure_axes(grid, taken, config.get("figure_x"), datasets)
     inapplicable = check_choice(
