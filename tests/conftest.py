@@ -1,4 +1,6 @@
-"""Shared fixtures: Hydra composition of the real configs, small data sets."""
+"""Shared fixtures: Hydra composition of the real configs, small data sets; and the tiers:
+a test that is not marked ``integration`` (a module's ``pytestmark``) is marked ``unit``,
+so ``pytest -m unit`` runs the fast tier and ``pytest -m integration`` the rest."""
 
 from __future__ import annotations
 
@@ -87,3 +89,10 @@ def run_command(*args: str, cwd: Path | None = None) -> subprocess.CompletedProc
     finally:
         os.chdir(before)
     return subprocess.CompletedProcess(["run.py", *args], status, out.getvalue(), err.getvalue())
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that is not an integration test as a unit test."""
+    for item in items:
+        if item.get_closest_marker("integration") is None:
+            item.add_marker(pytest.mark.unit)

@@ -12,6 +12,8 @@ import pytest
 import anonlab
 from anonlab.validation import ParameterError
 
+pytestmark = pytest.mark.integration  # runs the engine, a process or real data
+
 ROOT = Path(__file__).resolve().parents[1]
 PEOPLE = ROOT / "docs" / "examples" / "people.csv"
 

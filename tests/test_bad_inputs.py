@@ -22,6 +22,8 @@ import pytest
 
 from anonlab import cli
 
+pytestmark = pytest.mark.integration  # runs the engine, a process or real data
+
 ROOT = Path(__file__).resolve().parents[1]
 BASE = [
     "+experiment=census_ir",

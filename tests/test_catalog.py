@@ -13,6 +13,8 @@ import yaml
 from anonlab import catalog
 from anonlab.validation import ParameterError
 
+pytestmark = pytest.mark.integration  # runs the engine, a process or real data
+
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 

@@ -14,6 +14,8 @@ from anonlab.runner import build_experiment, run_experiment
 from anonlab.validation import ParameterError
 from tests.conftest import run_command
 
+pytestmark = pytest.mark.integration  # runs the engine, a process or real data
+
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["grid.k=[2,10]", "grid.epsilon=[1.0]", "reps=2"]
 

@@ -18,6 +18,8 @@ from anonlab.methods.laplace import Laplace
 from anonlab.metrics import METRICS
 from anonlab.release import Release
 
+pytestmark = pytest.mark.integration  # runs the engine, a process or real data
+
 
 def cases(battery, names) -> list:
     """One ``pytest.param`` per component and check, with id ``<name>-<check>``."""

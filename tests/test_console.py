@@ -12,6 +12,8 @@ from anonlab.cli import main
 from anonlab.methods import METHODS
 from anonlab.metrics import METRICS
 
+pytestmark = pytest.mark.integration  # runs the engine, a process or real data
+
 
 def test_list_names_every_method_with_its_axes_every_metric_and_experiment(capsys):
     assert main(["list"]) == 0

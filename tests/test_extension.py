@@ -45,6 +45,8 @@ from anonlab.conformance import check_method, check_metric, run_checks
 from anonlab.listing import doc_table, list_methods, list_metrics
 from anonlab.report.view import judge_claims
 
+pytestmark = pytest.mark.integration  # runs the engine, a process or real data
+
 results = Path(sys.argv[1])
 status = main(["run", "+experiment=extension_study", f"results_dir={results}", "n_jobs=1"])
 (folder,) = [p.parent for p in results.glob("*/run.json")]

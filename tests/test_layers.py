@@ -8,6 +8,9 @@ import sys
 from pathlib import Path
 
 import grimp
+import pytest
+
+pytestmark = pytest.mark.integration  # runs the engine, a process or real data
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,6 +16,8 @@ from anonlab.plotting import axis_name, value_label
 from anonlab.runner import build_experiment
 from anonlab.validation import ParameterError
 
+pytestmark = pytest.mark.integration  # runs the engine, a process or real data
+
 
 @dataclass(frozen=True)
 class RoundedLaplace(Laplace):

@@ -9,6 +9,8 @@ import pytest
 import anonlab.listing
 from anonlab import cli
 
+pytestmark = pytest.mark.integration  # runs the engine, a process or real data
+
 
 @pytest.fixture(scope="module")
 def experiments():

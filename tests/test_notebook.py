@@ -11,6 +11,8 @@ from nbclient import NotebookClient
 
 from anonlab.runner import build_experiment, run_experiment
 
+pytestmark = pytest.mark.integration  # runs the engine, a process or real data
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "explore.ipynb"
 TINY = (

@@ -13,6 +13,8 @@ from anonlab import cli
 from anonlab.datasets import load_dataset
 from anonlab.methods import METHODS, make_method
 
+pytestmark = pytest.mark.integration  # runs the engine, a process or real data
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
 DATA = [
     "dataset=csv",
@@ -44,7 +46,7 @@ NUMERICAL_ONLY = [
     "tclose_tfirst_merged",
 ]
 # synthetic data (text columns included) refuse this recipe's record-by-record metrics (re):
-# tests/test_synthetic.py runs them
+# tests/methods/test_synthetic.py runs them
 SYNTHETIC = ["mst", "aim"]
 
 

@@ -165,6 +165,8 @@ status = main(["run", *sys.argv[2:], f"results_dir={results}"])
 (folder,) = [p.parent for p in results.glob("*/run.json")]
 table = pd.read_parquet(folder / "results.parquet")
 from anonlab.conformance import check_axis, check_dataset, run_checks
+
+pytestmark = pytest.mark.integration  # runs the engine, a process or real data
 print(json.dumps({
     "status": status,
     "n": sorted(table["n"].unique().tolist()),

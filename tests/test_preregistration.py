@@ -27,6 +27,8 @@ from anonlab.report.claims.stats import (
 from anonlab.runner import build_experiment
 from anonlab.validation import ParameterError
 
+pytestmark = pytest.mark.integration  # runs the engine, a process or real data
+
 
 def test_the_claims_are_the_frozen_ones():
     frozen = preregistration.load().claims_sha256

@@ -25,6 +25,8 @@ from anonlab.runner import build_experiment
 from anonlab.validation import ParameterError
 from tests.conftest import run_command
 
+pytestmark = pytest.mark.integration  # runs the engine, a process or real data
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -14,6 +14,8 @@ import anonlab.api as api
 from anonlab.accountant import BudgetAccountant
 from anonlab.validation import ParameterError
 
+pytestmark = pytest.mark.integration  # runs the engine, a process or real data
+
 DOMAIN = {"x": [0.0, 100.0]}
 
 

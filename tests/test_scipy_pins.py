@@ -3,7 +3,7 @@
 on bin positions), total variation distance (half the L1 distance, scipy's cityblock),
 Clopper–Pearson bounds (scipy.stats.binomtest(...).proportion_ci(method='exact')) and
 Welch's t (scipy.stats.ttest_ind(equal_var=False)). Tolerances are relative, 1e-12 or
-tighter; the Kolmogorov–Smirnov statistic is pinned in tests/test_shapes.py."""
+tighter; the Kolmogorov–Smirnov statistic is pinned in tests/metrics/test_shapes.py."""
 
 from __future__ import annotations
 

@@ -17,6 +17,8 @@ from anonlab.runner import build_experiment
 from anonlab.runner.fit import derived_figures, fit_tables
 from anonlab.validation import ParameterError
 
+pytestmark = pytest.mark.integration  # runs the engine, a process or real data
+
 
 @pytest.fixture
 def signed_csv(tmp_path: Path) -> Path:
