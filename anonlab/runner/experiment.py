@@ -19,7 +19,7 @@ from anonlab.datasets import Dataset, load_dataset
 from anonlab.metrics import AttributeMetric, ReleaseMetric, get_metric
 from anonlab.plotting import FigureSpec
 from anonlab.plotting.tables import TableBuilder, load_builder, write_table_files
-from anonlab.provenance import override_key, provenance
+from anonlab.provenance import provenance
 from anonlab.runner import pool
 from anonlab.runner.artifacts import CACHE_KEY, cached_table, check_cache_dir, data_independent
 from anonlab.runner.checkpoint import PARTS as PARTS_KEY
@@ -39,7 +39,6 @@ from anonlab.runner.fit import (
     fit_methods,
     fit_metrics,
     fit_tables,
-    named,
     retitled,
 )
 from anonlab.runner.grid import Cell, expand_grid
@@ -57,7 +56,6 @@ from anonlab.runner.validate import (
     Declared,
     RunnerSpec,
     dataset_configs,
-    given_axes,
     validate,
 )
 from anonlab.runner.workers import facts, load_average, machine
@@ -88,6 +86,9 @@ class Experiment:
     runner: RunnerSpec = RunnerSpec()
     reading: str | None = None  # the reading run (None: the primary, or none declared)
     overrides: tuple[str, ...] = ()  # the overrides the config was composed from
+    #: what the user declared themselves (:class:`~anonlab.runner.validate.Given`), the
+    #: policy the fit stage followed
+    given: Mapping[str, Any] = field(default_factory=dict)
     provenance: str = "paper"  # or "custom" (anonlab.provenance.provenance)
     notes: tuple[str, ...] = ()  # what validation adjusted, said once before the run
     # {metric: {option: value}}, validated; the methods' options are on their cells
@@ -187,12 +188,12 @@ def build_experiment(config: Mapping[str, Any] | Declared) -> Experiment:
     metric: {option: value}}``) reach the methods through the cells and the metrics
     through :attr:`Experiment.metric_options`."""
     declared = config if isinstance(config, Declared) else validate(config)
-    config, overrides, study = declared.config, declared.overrides, declared.study
+    config, given, study = declared.config, declared.given, declared.study
     name, methods = declared.name, declared.methods
     metrics, by_attribute = declared.metrics, declared.metrics_by_attribute
     method_options, metric_options = declared.method_options, declared.metric_options
     figures = () if study else tuple(FigureSpec.from_config(f) for f in config.get("figures") or ())
-    configs, datasets_note = dataset_configs(config, overrides)
+    configs, datasets_note = dataset_configs(config, given)
     if datasets_note:  # run.json and the resume key record the data set that runs
         config = {**config, "datasets": {"dataset": configs[0]}}
     datasets = tuple(load_dataset(c) for c in configs)
@@ -202,15 +203,14 @@ def build_experiment(config: Mapping[str, Any] | Declared) -> Experiment:
     grid = declared.grid
     # a preset on a user's data keeps what the data can take (runner.fit); on its own
     # data, or for what the user named, a method or metric that cannot run is an error
-    own_data = any(override_key(o).split(".")[0] in ("dataset", "datasets") for o in overrides)
+    own_data = given.own_data
     grid_notes: list[str] = []
     kept_tables, table_notes = fit_tables(config.get("tables") or (), names if own_data else None)
     if table_notes:  # run.json records the tables that are written
         config = {**config, "tables": kept_tables}
     tables = tuple((str(t["name"]), load_builder(str(t["builder"]))) for t in kept_tables)
     if own_data:  # a study's axes are all the user's: checked against the data, not fitted
-        axes = given_axes(grid, overrides, config.get("interface") == "python")
-        grid, grid_notes = fit_grid(grid, datasets, axes)
+        grid, grid_notes = fit_grid(grid, datasets, given.axes(grid))
         config = {**config, "grid": grid}  # run.json records the grid that runs
     by_method = declared.grid_by_method
 
@@ -223,7 +223,7 @@ def build_experiment(config: Mapping[str, Any] | Declared) -> Experiment:
         datasets,
         configs,
         expand,
-        explicit=not own_data or named(overrides, "methods", study),
+        explicit=not own_data or given.named("methods"),
         python=config.get("interface") == "python",
     )
     cells = tuple(cell for d in datasets for cell in expand(methods, d))
@@ -250,10 +250,10 @@ def build_experiment(config: Mapping[str, Any] | Declared) -> Experiment:
             return "the data has no class (dataset.target)"
         return None
 
-    explicit_metrics = not own_data or named(overrides, "metrics", study)
+    explicit_metrics = not own_data or given.named("metrics")
     metrics, metric_notes = fit_metrics(metrics, get, check, explicit_metrics, nowhere)
     by_attribute, by_attribute_notes = fit_metrics(
-        by_attribute, get, check, not own_data or named(overrides, "metrics_by_attribute", study)
+        by_attribute, get, check, not own_data or given.named("metrics_by_attribute")
     )
     if not metrics and not by_attribute:
         raise ParameterError("no metric can be computed on this data: " + "; ".join(metric_notes))
@@ -271,8 +271,8 @@ def build_experiment(config: Mapping[str, Any] | Declared) -> Experiment:
     else:
         # the experiment's own figures bend to metrics the user replaced; figures the
         # user named must plot what runs
-        replaced = not named(overrides, "figures", False) and (
-            named(overrides, "metrics", False) or named(overrides, "metrics_by_attribute", False)
+        replaced = not given.named("figures") and (
+            given.named("metrics") or given.named("metrics_by_attribute")
         )
         figures, figure_notes = fit_figures(
             figures, (*metrics, *by_attribute), None if replaced else listed, grid
@@ -295,8 +295,9 @@ def build_experiment(config: Mapping[str, Any] | Declared) -> Experiment:
         config,
         declared.runner,
         reading=config.get("reading"),
-        overrides=overrides,
-        provenance=provenance(overrides),
+        overrides=declared.overrides,
+        provenance=provenance(declared.overrides),
+        given=given.record(),
         notes=tuple(
             n
             for n in (
@@ -644,6 +645,7 @@ def run_experiment(
                 "reading": experiment.reading,
                 "provenance": experiment.provenance,
                 "overrides": list(experiment.overrides),
+                "given": dict(experiment.given),
                 "config": dict(config),
                 "versions": {**package_versions(), **here["versions"]},
                 "source_sha256": here["source_sha256"],

@@ -25,16 +25,9 @@ from anonlab.datasets.build import observed_bounds, unbounded
 from anonlab.methods import grid_axes, method_class, split_variant
 from anonlab.metrics import AttributeMetric, ReleaseMetric
 from anonlab.plotting import FigureSpec, metric_name
-from anonlab.provenance import override_key
 from anonlab.runner.grid import Cell
 from anonlab.runner.validate import figure_axes
 from anonlab.validation import ParameterError
-
-
-def named(overrides: Sequence[str], key: str, study: bool) -> bool:
-    """Whether the user named ``key`` (``methods``, ``metrics``…) themselves: on the command
-    line, or in every case for a study, whose methods and metrics are all the user's."""
-    return study or any(override_key(o) == key for o in overrides)
 
 
 def fit_grid(

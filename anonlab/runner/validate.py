@@ -256,6 +256,52 @@ def components() -> Components:
 
 
 @dataclass(frozen=True)
+class Given:
+    """What the user declared themselves, decided once, here, from the keys the overrides
+    set (a study's arguments: every key), and recorded in ``run.json``: the policy the fit
+    stage (:mod:`anonlab.runner.fit`) follows. What the user named is kept or refused with
+    one error; what an experiment brings is fitted to the user's data with a note.
+
+    ``keys`` are the config keys set (``grid.k``, ``methods``, ``dataset.path``);
+    ``every_axis``: every grid axis is the user's (a Python call, or ``grid=`` itself
+    set); ``study``: every method and metric is the user's (a study)."""
+
+    keys: frozenset[str] = frozenset()
+    every_axis: bool = False
+    study: bool = False
+
+    @classmethod
+    def of(cls, overrides: Sequence[str], python: bool, study: bool) -> Given:
+        """The policy of a run composed from ``overrides``."""
+        keys = frozenset(override_key(o) for o in overrides)
+        return cls(keys, python or "grid" in keys, study)
+
+    def named(self, key: str) -> bool:
+        """Whether the user set ``key`` themselves (``methods``, ``metrics``…): every
+        method and metric key of a study is theirs."""
+        return self.study or key in self.keys
+
+    def replaced(self, root: str) -> bool:
+        """Whether the user set ``root`` or a key under it (``dataset.path``)."""
+        return any(k == root or k.startswith(f"{root}.") for k in self.keys)
+
+    @property
+    def own_data(self) -> bool:
+        """Whether the run is on the user's data (``dataset…`` or ``datasets…`` set)."""
+        return self.replaced("dataset") or self.replaced("datasets")
+
+    def axes(self, grid: Mapping[str, Any]) -> set[str]:
+        """The axes of ``grid`` the user gave; the others are the experiment's own."""
+        if self.every_axis:
+            return set(grid)
+        return {k.split(".")[1] for k in self.keys if k.startswith("grid.")}
+
+    def record(self) -> dict[str, Any]:
+        """The policy as ``run.json`` records it."""
+        return {"keys": sorted(self.keys), "every_axis": self.every_axis, "study": self.study}
+
+
+@dataclass(frozen=True)
 class Declared:
     """A run as declared, validated by :func:`validate`: nothing read, started or written.
 
@@ -283,6 +329,7 @@ class Declared:
     runner: RunnerSpec
     notes: tuple[str, ...] = ()
     max_hours: float = DEFAULT_MAX_HOURS  # the plan stage refuses a run estimated above
+    given: Given = field(default_factory=Given)  # what the user declared (the fit policy)
 
     @property
     def results_path(self) -> Path:
@@ -390,15 +437,6 @@ def listed(values: Any, key: str) -> list[Any]:
     return list(values)
 
 
-def given_axes(grid: Mapping[str, Any], overrides: Sequence[str], python: bool) -> set[str]:
-    """The grid axes the user gave (every one in Python, or when ``grid=`` itself is
-    overridden); the others are the experiment's own."""
-    keys = [override_key(o) for o in overrides]
-    if python or "grid" in keys:
-        return set(grid)
-    return {key.split(".")[1] for key in keys if key.startswith("grid.")}
-
-
 def unknown_axis(key: str, axis: str, valid: Sequence[str], of: str) -> ParameterError:
     """The error for ``axis`` (config key ``key``), which is not in ``valid``: the nearest
     valid name, and every one."""
@@ -421,7 +459,7 @@ def check_values(key: str, values: Any, checks: Collection[Callable[[Any, str], 
 def declared_grid(
     config: Mapping[str, Any],
     methods: Sequence[str],
-    overrides: Sequence[str],
+    given: Given,
     parts: Components,
 ) -> tuple[dict[str, list[Any]], dict[str, dict[str, list[Any]]], list[str]]:
     """The grid and ``grid_by_method`` as they run, and a note for each experiment axis
@@ -435,9 +473,8 @@ def declared_grid(
     by_method = config.get("grid_by_method") or {}
     if not isinstance(by_method, Mapping):
         raise ParameterError(f"grid_by_method must map methods to axes, got {by_method!r}")
-    if any(override_key(o) == "methods" for o in overrides) and not any(
-        override_key(o).startswith("grid_by_method") for o in overrides
-    ):  # the experiment's own k for methods the user's list no longer runs
+    if given.named("methods") and not given.replaced("grid_by_method"):
+        # the experiment's own k for methods the user's list no longer runs
         by_method = {m: axes for m, axes in by_method.items() if m in methods}
     unknown = [m for m in by_method if m not in methods]
     if unknown:
@@ -447,14 +484,14 @@ def declared_grid(
     facts = {name: parts.method(name) for name in methods}
     views = parts.view_axes
     valid = list(dict.fromkeys([*(a for f in facts.values() for a in f.axes), *views]))
-    given = given_axes(grid, overrides, config.get("interface") == "python")
+    given_axes = given.axes(grid)
     everywhere = parts.axes()
     of = f"methods {list(methods)} or of the data"
     kept, notes = {}, []
     for axis, values in grid.items():
         if axis in valid:
             kept[axis] = values
-        elif axis in given or axis not in everywhere:
+        elif axis in given_axes or axis not in everywhere:
             raise unknown_axis(f"grid.{axis}", str(axis), valid, of)
         else:
             notes.append(f"grid.{axis} left out: no method of this run ({list(methods)}) takes it")
@@ -499,25 +536,24 @@ def declared_grid(
 
 
 def dataset_configs(
-    config: Mapping[str, Any], overrides: Sequence[str]
+    config: Mapping[str, Any], given: Given
 ) -> tuple[list[Mapping[str, Any]], str | None]:
     """The dataset configs an experiment runs on, and a note when they were replaced.
 
     ``datasets: {key: dataset config}`` (Hydra: ``- /dataset@datasets.key: name``) runs
     the grid on several data sets, e.g. TCM's MCD and HCD; otherwise the single
-    ``dataset``. An override of ``dataset`` (``dataset=csv``, ``dataset.path=…``) on an
+    ``dataset``. A ``dataset`` the user set (``dataset=csv``, ``dataset.path=…``) on an
     experiment with several data sets runs that one data set in their place, never the
     paper's data silently; ``datasets.<key>.…`` overrides change one of them."""
     several = dict(config.get("datasets") or {})
     single = dict(config.get("dataset") or {})
-    chosen = [o for o in overrides if override_key(o).split(".")[0] == "dataset"]
     if not several:
         return [single], None
-    if not chosen:
+    if not given.replaced("dataset"):
         return list(several.values()), None
     replaced = [str(c.get("name", key)) for key, c in several.items()]
     return [single], (
-        f"{chosen[0]} runs data set {single.get('name')!r} in place of this "
+        f"dataset {single.get('name')!r} (set by the user) runs in place of this "
         f"experiment's data sets {replaced}"
     )
 
@@ -685,7 +721,9 @@ def validate(config: Mapping[str, Any]) -> Declared:
     method_options, metric_options = split_options(config.get("options"), parts)
     check_same_ground(methods, metrics, method_options, metric_options, parts)
     study = check_figures(config.get("figures") or (), parts.figure_keys)
-    grid, by_method, notes = declared_grid(config, methods, overrides, parts)
+    # the one place that reads which keys the user set: the policy of every later stage
+    given = Given.of(overrides, config.get("interface") == "python", study)
+    grid, by_method, notes = declared_grid(config, methods, given, parts)
     several = config.get("datasets") or {}
     for key, dataset in [
         ("dataset", config.get("dataset")),
@@ -695,7 +733,7 @@ def validate(config: Mapping[str, Any]) -> Declared:
             check_dataset_alpha(dataset["alpha"], f"{key}.alpha")
     if study:
         taken = {a for m in methods for a in parts.method(m).axes} | set(parts.view_axes)
-        datasets = len(dataset_configs(config, overrides)[0])
+        datasets = len(dataset_configs(config, given)[0])
         figure_axes(grid, taken, config.get("figure_x"), datasets)
     inapplicable = check_choice(
         str(config.get("inapplicable", INAPPLICABLE[0])), "inapplicable", INAPPLICABLE
@@ -737,4 +775,5 @@ def validate(config: Mapping[str, Any]) -> Declared:
         runner=runner,
         notes=tuple(n for n in (n_jobs_note, *notes) if n),
         max_hours=max_hours,
+        given=given,
     )
