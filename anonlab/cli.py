@@ -155,7 +155,7 @@ def checked_claims(experiment: Experiment, conf_dir: Path = CONF_DIR) -> Experim
     """``experiment``, once the paper's claims in its config (judged later by the report)
     are well formed: the engine runs without knowing them, the command refuses a malformed
     one before any work. A claim about a method or axis a user left out is "not
-    checkable" in the report, not an error (tests/test_claims.py checks every shipped claim
+    checkable" in the report, not an error (tests/report/test_claims.py checks every shipped claim
     against its experiment). Its config's claims are resolved
     (:func:`~anonlab.catalog.resolved_claims`: ``paper`` and ``notes`` inherited from the
     experiment), so run.json records each claim as the report judges and digests it."""

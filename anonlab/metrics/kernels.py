@@ -5,7 +5,7 @@ cached beside the module: ``cache=True``): one pass over the release, with no te
 The JSD was a dozen NumPy calls on small arrays per release, the largest part of a Census
 grid job. The arithmetic follows NumPy's and scipy's, so the values equal those of the
 NumPy code (:func:`anonlab.metrics.jsd.equal_bin_counts` and
-:func:`~anonlab.metrics.jsd.js_divergence`) to the bit (``tests/test_kernels_metrics.py``):
+:func:`~anonlab.metrics.jsd.js_divergence`) to the bit (``tests/metrics/test_kernels_metrics.py``):
 a sum along a row of bins is NumPy's pairwise sum
 (:func:`~anonlab.microaggregation.kernels.pairwise_sum`), and
 :func:`rel_entr` is scipy's. (The relative error stays NumPy: compiled, it was no faster.)

@@ -5,7 +5,8 @@ compiled loops (:mod:`anonlab.microaggregation.ir_kernels`, imported on first us
 sort is a least significant digit radix sort of each value's order-preserving 64-bit
 key, which is stable by construction, so ties keep record order as NumPy's stable
 argsort does; the outputs equal those of the plain NumPy code kept in
-``benchmarks/references/reference_ir.py``, bit for bit (``tests/test_kernels_ir.py``).
+``benchmarks/references/reference_ir.py``, bit for bit
+(``tests/microaggregation/test_kernels_ir.py``).
 
 Memory: a sort keeps ``order`` (32-bit), half the input; the sorted values, the ranks and
 the 32-bit labels are computed only when asked for (iDP's cluster extremes, cluster

@@ -5,7 +5,8 @@ The arithmetic is fixed so the compiled and the NumPy code agree to the bit, tie
 included: a squared distance is the sum of the squared differences in attribute order
 (:func:`sq_distances`), a centroid the sum of the rows in record order divided by their
 number (:func:`centroid`). ``benchmarks/references/reference.py`` keeps the NumPy
-implementation; ``tests/test_kernels.py`` checks that both give identical partitions.
+implementation; ``tests/microaggregation/test_kernels.py`` checks that both give identical
+partitions.
 
 Compiled functions are cached beside the module (``cache=True``), so a process pays the
 compilation (about 4 s for MDAV's functions) only the first time. The distance, centroid

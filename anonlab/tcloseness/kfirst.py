@@ -28,8 +28,9 @@ the bins whose first candidate is taken. On the Patient Discharge data of
 confidential values, k = 2) a call takes about 0.6 s for t from 0.02 to 0.25 (MDAV alone
 takes 0.5 s), against 10–20 s for the NumPy loop it replaces, and 12–24 s with the rank
 ground (m = n bins) against 8–18 minutes. That loop is kept in
-``benchmarks/references/reference_kfirst.py``; ``tests/test_kernels_kfirst.py`` checks that both
-give the same partitions, ties included, and ``benchmarks/timings/bench_kfirst.py`` times them.
+``benchmarks/references/reference_kfirst.py``; ``tests/tcloseness/test_kernels_kfirst.py``
+checks that both give the same partitions, ties included, and
+``benchmarks/timings/bench_kfirst.py`` times them.
 The first call in a process loads the compiled code from numba's cache (about 0.4 s;
 compiling it, the first time, takes about 7 s).
 

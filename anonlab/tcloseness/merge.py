@@ -55,7 +55,8 @@ def merge_until_t_close(
     The loop is compiled (:func:`_merge_kernel`, numba) with NumPy's arithmetic: squared
     distances summed in attribute order, EMDs as :class:`~anonlab.tcloseness.emd.
     OrderedEMD` computes them (``benchmarks/references/reference_tcloseness.py`` keeps the NumPy
-    loop and ``tests/test_kernels_tcloseness.py`` checks both give the same partitions). On
+    loop and ``tests/tcloseness/test_kernels_tcloseness.py`` checks both give the same
+    partitions). On
     Patient Discharge, MDAV's 11,717 clusters at k = 2 merge down to t = 0.02 (493
     clusters) in about 0.13 s, against 2.2 s for the NumPy loop
     (``benchmarks/timings/bench_tcloseness.py``).

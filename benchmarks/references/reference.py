@@ -1,5 +1,5 @@
 """Plain NumPy implementations the compiled kernels must match, partition for partition:
-the ratios of the benchmarks are taken against them, and ``tests/test_kernels.py``
+the ratios of the benchmarks are taken against them, and ``tests/microaggregation/test_kernels.py``
 compares them on random data with many ties."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Plain NumPy individual ranking and DP-IR Algorithm 1 (``ir_laplace``), kept as they
 were before the compiled sort: the ratios of ``benchmarks/timings/bench_ir.py`` are taken against
-them, and ``tests/test_kernels_ir.py`` checks that the library gives the same sort,
+them, and ``tests/microaggregation/test_kernels_ir.py`` checks that the library gives the same sort,
 labels, centroids and release, bit for bit, on data with many ties.
 
 The code paths are those of ``anonlab/microaggregation/individual_ranking.py``

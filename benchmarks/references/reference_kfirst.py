@@ -1,7 +1,8 @@
 """TCM Algorithm 2 (k-anonymity first, §6) as the plain NumPy loop it was before its loops
 were compiled (anonlab/tcloseness/kfirst.py). The compiled code must give the same
 partitions, ties included: ``benchmarks/timings/bench_kfirst.py`` takes its ratios against
-this loop and ``tests/test_kernels_kfirst.py`` compares both on random data with many ties."""
+this loop and ``tests/tcloseness/test_kernels_kfirst.py`` compares both on random data with
+many ties."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Plain NumPy binned Jensen–Shannon divergence of one release, kept as it was before the
 compiled loop (:mod:`anonlab.metrics.kernels`): the ratios of
-``benchmarks/timings/bench_grids.py`` are taken against it, and ``tests/test_kernels_metrics.py``
-checks that the library gives the same values, bit for bit.
+``benchmarks/timings/bench_grids.py`` are taken against it, and
+``tests/metrics/test_kernels_metrics.py`` checks that the library gives the same values, bit
+for bit.
 """
 
 from __future__ import annotations

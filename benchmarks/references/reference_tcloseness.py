@@ -2,7 +2,7 @@
 they were before their loops were compiled (anonlab/tcloseness/tfirst.py, merge.py). The
 compiled code must give the same partitions, ties included:
 ``benchmarks/timings/bench_tcloseness.py`` takes its ratios against these, and
-``tests/test_kernels_tcloseness.py`` compares them on random data with many ties."""
+``tests/tcloseness/test_kernels_tcloseness.py`` compares them on random data with many ties."""
 
 from __future__ import annotations
 
