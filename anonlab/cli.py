@@ -177,7 +177,7 @@ def prepare(
     (by results path; each read once, a damaged one rebuilt from its parts or refused,
     before any figure is written); raises one of :data:`ERRORS`."""
     from anonlab.runner import build_experiment
-    from anonlab.runner.experiment import stored_results
+    from anonlab.runner.render import stored_results
 
     if config.get("fanout"):  # its workers have one thread each
         from anonlab.runner.fanout import check_fanout

@@ -1,5 +1,8 @@
 """The engine, a pipeline of stages: validate (:mod:`~anonlab.runner.validate`), fit to the
-data (:mod:`~anonlab.runner.fit`), grid expansion, seeds, parallel execution, result store.
+data (:mod:`~anonlab.runner.fit`), plan (:mod:`~anonlab.runner.plan`), run
+(:mod:`~anonlab.runner.execute`), store (:mod:`~anonlab.runner.store`), render
+(:mod:`~anonlab.runner.render`); :mod:`~anonlab.runner.experiment` builds an experiment and
+runs it through them.
 
 The names below are imported on first use, so a worker that only runs jobs
 (:mod:`anonlab.runner.execute`) does not import the figures and the claims checker."""
@@ -24,7 +27,7 @@ _LAZY = {
     "run_cells": "execute",
     "Experiment": "experiment",
     "build_experiment": "experiment",
-    "render_experiment": "experiment",
+    "render_experiment": "render",
     "run_experiment": "experiment",
     "Declared": "validate",
     "Cell": "grid",

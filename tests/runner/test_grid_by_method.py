@@ -9,7 +9,8 @@ import pytest
 from anonlab.config import compose_config
 from anonlab.plotting.curves import FigureSpec
 from anonlab.plotting.maps import map_points
-from anonlab.runner.experiment import build_experiment, draw_figure, run_grid
+from anonlab.runner.experiment import build_experiment, run_grid
+from anonlab.runner.render import draw_figure
 from anonlab.validation import ParameterError
 
 pytestmark = pytest.mark.integration  # runs the engine, a process or real data

@@ -17,8 +17,9 @@ from anonlab.methods import METHODS
 from anonlab.methods.multivariate import Mdav
 from anonlab.metrics import METRICS
 from anonlab.runner import plan
-from anonlab.runner.experiment import Experiment, render_experiment
+from anonlab.runner.experiment import Experiment
 from anonlab.runner.grid import Cell
+from anonlab.runner.render import render_experiment
 from anonlab.runner.validate import DEFAULT_MAX_HOURS, validate
 from anonlab.validation import ParameterError
 from tests.conftest import run_command
