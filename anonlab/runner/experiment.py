@@ -205,9 +205,15 @@ def build_experiment(config: Mapping[str, Any] | Declared) -> Experiment:
         config = {**config, "grid": grid}  # run.json records the grid that runs
     by_method = declared.grid_by_method
 
+    expanded: dict[tuple[str, str], tuple[Cell, ...]] = {}  # each method's cells, once
+
     def expand(chosen: Sequence[str], dataset: Dataset) -> tuple[Cell, ...]:
-        own = {m: axes for m, axes in by_method.items() if m in chosen}
-        return tuple(expand_grid(chosen, grid, dataset, method_options, own))
+        for m in chosen:
+            if (m, dataset.name) not in expanded:
+                own = {m: by_method[m]} if m in by_method else {}
+                cells = expand_grid([m], grid, dataset, method_options, own)
+                expanded[m, dataset.name] = tuple(cells)
+        return tuple(cell for m in chosen for cell in expanded[m, dataset.name])
 
     methods, method_notes = fit_methods(
         methods,

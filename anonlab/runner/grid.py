@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 from anonlab.axes import Axis
@@ -36,7 +37,11 @@ class Cell:
         return dict(self.params)
 
     def build(self) -> Method:
-        """The method instance of this cell."""
+        """The method instance of this cell, built (and its parameters checked) once."""
+        return self._method
+
+    @cached_property
+    def _method(self) -> Method:
         return make_method(
             self.method, {k: v for k, v in self.params if k not in VIEW_AXES}, dict(self.options)
         )
