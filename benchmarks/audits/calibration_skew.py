@@ -157,7 +157,7 @@ def on_log_scale(data: ResultsTable, values: np.ndarray, metric: str) -> np.ndar
     skew = data.point_skewness(metric, False).sort_values(["dataset", "method", "k"])
     shape = (values.shape[0], -1)
     _, z = pooled_skewness(
-        skew["g1"].to_numpy().reshape(shape), skew["n"].to_numpy().reshape(shape)
+        skew["g1"].to_numpy().reshape(shape), skew["reps"].to_numpy().reshape(shape)
     )
     positive = (values > 0).reshape(shape).all(axis=1)
     return log_scale(z, positive=positive, measured=metric == "runtime")

@@ -228,3 +228,23 @@ def test_a_kind_registered_in_its_own_module_is_parsed_and_judged(monkeypatch):
         register_kind("at_level", fields=(), parse=parse, evaluate=lambda c, d: None)
     with pytest.raises(TypeError, match="'metric' is a common field"):
         register_kind("other", fields={"metric"}, parse=parse, evaluate=evaluate)
+
+
+def test_an_axis_named_n_is_an_axis_not_the_repetitions():
+    """A grid axis may be called ``n`` (the first n records): claims filter and group on it
+    like any axis; the repetitions' count has a name of its own."""
+    import pandas as pd
+
+    from anonlab.report.claims import evaluate_claim
+
+    rows = [
+        {"experiment": "e", "dataset": "d", "method": "a", "epsilon": eps, "n": n,
+         "rep": rep, "seed": rep, "cell_id": 1, "metric": "share", "attribute": None,
+         "value": eps * (1 + n / 1000) + 0.01 * rep}
+        for eps in (1.0, 10.0, 100.0) for n in (100, 442) for rep in range(3)
+    ]  # fmt: skip
+    raw = claim("monotone", metric="share", method="a", x="epsilon", direction="increasing")
+    only = evaluate_claim(parse_claim({**raw, "where": {"n": 442}}), pd.DataFrame(rows))
+    assert only.status == "reproduced" and "3/3 pairs" in only.ours, only
+    both = evaluate_claim(parse_claim(raw), pd.DataFrame(rows))
+    assert "6/6 pairs" in both.ours, both  # one curve per n, not their average

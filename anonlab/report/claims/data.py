@@ -26,7 +26,7 @@ from anonlab.report.claims.model import (
 from anonlab.report.claims.stats import Quantity, Scale
 from anonlab.validation import ParameterError
 
-NON_AXES = {"experiment", "method", "value", "se", "df", "n"}
+NON_AXES = {"experiment", "method", "value", "se", "df", "reps"}
 
 
 @cache
@@ -109,7 +109,7 @@ class ResultsTable:
             minimum = summary["min"].dropna()
             self._scales[key] = Scale.decide(
                 skew["g1"].to_numpy(dtype=float),
-                skew["n"].to_numpy(dtype=float),
+                skew["reps"].to_numpy(dtype=float),
                 positive=bool(len(minimum) and (minimum > 0).all()),
                 measured=_measured(metric),
             )
@@ -117,7 +117,7 @@ class ResultsTable:
 
     def point_skewness(self, metric: str, by_attribute: bool) -> pd.DataFrame:
         """Per point (method and parameters): the sample skewness ``g1`` = m₃/m₂^{3/2} of its
-        repetitions and their number ``n`` (``g1`` NaN below 3 or without a spread)."""
+        repetitions and their number ``reps`` (``g1`` NaN below 3 or without a spread)."""
         summary = self._summary(metric, by_attribute, False)
         n = summary["count"].to_numpy(dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -125,7 +125,7 @@ class ResultsTable:
             g1 = summary["skew"].to_numpy(dtype=float) * (n - 2) / np.sqrt(n * (n - 1))
         g1[~(summary["std"].to_numpy(dtype=float) > 0)] = np.nan
         keys = [c for c in summary.columns if c not in ("mean", "std", "count", "min", "skew")]
-        return summary[keys].assign(g1=g1, n=n)
+        return summary[keys].assign(g1=g1, reps=n)
 
     def _summary(self, metric: str, by_attribute: bool, log: bool) -> pd.DataFrame:
         """Per point: mean, std, count, min and skew of the repetitions (or of their logs)."""
@@ -171,7 +171,7 @@ class ResultsTable:
             points = points.drop(columns=["std", "count", "min", "skew"]).rename(
                 columns={"mean": "value"}
             )
-            points["se"], points["df"], points["n"] = se, np.where(se == 0, np.inf, n - 1), n
+            points["se"], points["df"], points["reps"] = se, np.where(se == 0, np.inf, n - 1), n
             self._points[key] = points
         points = self._points[key].copy(deep=False)  # the cached frame keeps no forced scale
         points.attrs["scale"] = scale
@@ -211,7 +211,9 @@ def pool(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     present = [k for k in keys if k in frame.columns]
     if present and not frame.duplicated(present).any():
         return (
-            frame[[*present, "value", "se", "df", "n"]].sort_values(present).reset_index(drop=True)
+            frame[[*present, "value", "se", "df", "reps"]]
+            .sort_values(present)
+            .reset_index(drop=True)
         )
     frame = frame.assign(_all=0, _var=frame["se"] ** 2)
     keys = present or ["_all"]
@@ -220,7 +222,7 @@ def pool(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
         value=("value", "mean"),
         count=("value", "size"),
         df=("df", "min"),
-        n=("n", "max"),
+        reps=("reps", "max"),
         var=("_var", lambda v: float(np.sum(v.to_numpy()))),
     )
     out["se"] = np.sqrt(out["var"]) / out["count"]
@@ -258,7 +260,7 @@ def select(
 
 def join(frames: Sequence[tuple[pd.DataFrame, list[str]]]) -> tuple[pd.DataFrame, list[str]]:
     """Merge selections on their common free axes; side i's statistics go to columns
-    ``v{i}``, ``se{i}``, ``df{i}``, ``n{i}`` (and any other column ``c`` to ``c{i}``)."""
+    ``v{i}``, ``se{i}``, ``df{i}``, ``reps{i}`` (and any other column ``c`` to ``c{i}``)."""
     merged, keys = None, []
     for i, (frame, frame_keys) in enumerate(frames):
         frame = frame.rename(
@@ -287,7 +289,7 @@ def side(frame: pd.DataFrame, i: int | None = None) -> Quantity:
     suffix = "" if i is None else str(i)
     value = "value" if i is None else f"v{i}"
     return Quantity.of(
-        frame[value], frame[f"se{suffix}"], frame[f"df{suffix}"], frame[f"n{suffix}"]
+        frame[value], frame[f"se{suffix}"], frame[f"df{suffix}"], frame[f"reps{suffix}"]
     )
 
 

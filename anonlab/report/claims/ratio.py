@@ -102,7 +102,7 @@ def _aggregate(
         chosen = ordered.head(1).assign(picked=len(frame))
     else:
         chosen = grouped.head(1).merge(grouped.size().rename("picked").reset_index(), on=kept)
-    return chosen[[*kept, "value", "se", "df", "n", "picked"]].reset_index(drop=True), kept
+    return chosen[[*kept, "value", "se", "df", "reps", "picked"]].reset_index(drop=True), kept
 
 
 def _exp(value: float) -> float:
