@@ -260,8 +260,9 @@ class Method(ABC):
         return self.form == "records"
 
     def check(self, dataset: Dataset) -> None:
-        """:meth:`check_dataset`, and that the release form is covered for ``dataset``
-        (``shuffled_rows`` of a method with a partition per attribute needs m = 1)."""
+        """:meth:`check_dataset`, that the release form is covered for ``dataset``
+        (``shuffled_rows`` of a method with a partition per attribute needs m = 1), and that
+        a ``numeric_only`` method is given numerical attributes only."""
         m = len(dataset.protected)
         if self.form == "shuffled_rows" and self.rows_need_one_attribute and m > 1:
             raise ParameterError(
@@ -271,11 +272,18 @@ class Method(ABC):
                 "form='shuffled_columns'"
             )
         self.check_dataset(dataset)
+        categorical = [a.name for a in dataset.protected_attributes if a.categorical]
+        if self.numeric_only and categorical:  # declared: numbers only, refused up front
+            raise ParameterError(
+                f"method {self.name!r} protects numerical attributes only; "
+                f"{categorical} are categorical"
+            )
 
     def check_dataset(self, dataset: Dataset) -> None:
         """Raise a :class:`~anonlab.validation.ParameterError` if the method cannot protect
-        ``dataset`` (called when the grid is expanded, before any work); by default
-        every data set is accepted."""
+        ``dataset`` (called when the grid is expanded, before any work); by default every
+        data set is accepted (a ``numeric_only`` method's categorical attributes are refused
+        by :meth:`check` whatever this says)."""
         return None
 
     @abstractmethod

@@ -63,15 +63,6 @@ def attribute_epsilon(epsilon: float, m: int, budget: str = "split") -> float:
     return check_epsilon(epsilon)  # each attribute ε-DP; m·ε overall (iDP §3.1, Theorem 2)
 
 
-def check_numerical(dataset: Dataset, method: str) -> None:
-    """iDP masks numerical attributes only (iDP §5 leaves other attributes to future work)."""
-    categorical = [a.name for a in dataset.protected_attributes if a.categorical]
-    if categorical:
-        raise ParameterError(
-            f"method {method!r} protects numerical attributes only; {categorical} are categorical"
-        )
-
-
 def budget_claim(notion: str, epsilon: float, m: int, budget: str) -> Guarantee:
     """iDP §3.1's claim: ε = Σ_a ε_a over the m attributes; option budget=per_attribute
     spends ε on each."""
@@ -91,9 +82,6 @@ class Dp(Laplace):
     round_integers: ClassVar[bool] = False  # iDP §4.1 only clips to the domain
     option_choices: ClassVar[dict[str, tuple[str, ...]]] = {"budget": BUDGETS}
     numeric_only: ClassVar[bool] = True
-
-    def check_dataset(self, dataset: Dataset) -> None:
-        check_numerical(dataset, self.name)
 
     def attribute_epsilon(self, m: int) -> float:
         return attribute_epsilon(self.epsilon, m, self.budget)
@@ -137,7 +125,6 @@ class ClusterNoise(Method):
         return (LAPLACE[self.sampler],)  # iDP Algorithm 1 line 11: Laplace noise
 
     def check_dataset(self, dataset: Dataset) -> None:
-        check_numerical(dataset, self.name)
         check_int(self.k, "k", 1, dataset.n)
 
     @abstractmethod

@@ -282,7 +282,7 @@ def test_categorical_methods_release_taxonomy_concepts(mixed, name):
 @pytest.mark.parametrize("name", NUMERICAL_ONLY)
 def test_numerical_methods_refuse_text_columns_up_front(mixed, name):
     with pytest.raises(ParameterError, match=r"numerical attributes only.*'color'"):
-        make_method(name, PARAMS).check_dataset(mixed)
+        make_method(name, PARAMS).check(mixed)
     # a cell protects the numerical attributes (a preset's method runs on them; one the
     # user named is refused by the fit, tests/test_own_data.py)
     for cell in expand_grid([name], {"k": [3], "epsilon": [1.0]}, mixed):
