@@ -612,3 +612,7 @@ def hydra_run(argv: Sequence[str]) -> int:
     finally:
         sys.argv = [program, *sys.argv[1:]]
     return 0
+
+
+if __name__ == "__main__":  # python -m anonlab.cli, as the anonlab command
+    sys.exit(console())

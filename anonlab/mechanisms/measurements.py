@@ -46,10 +46,9 @@ GAUSSIAN_FLOAT = (
     "numpy's floating-point Gaussian sampler (Generator.normal): its draws carry "
     "low-order bits that can tell neighbours apart (Mironov 2012; for Gaussian samplers "
     "Jin, McMurtry, Rubinstein & Ohrimenko 2022, IEEE S&P), so the Gaussian mechanism's "
-    "ρ-zCDP is not shown for these draws, nor for what is computed from the noisy values "
-    "(a fitted model, synthetic records: post-processing keeps only a guarantee the draws "
-    "have); an exact sampler (the discrete Gaussian, Canonne, Kamath & Steinke 2020) would "
-    "resist it"
+    "guarantee ((ε, δ)-DP, ρ-zCDP) is not shown for these draws, nor for anything computed "
+    "from them (post-processing keeps only a guarantee the draws have); an exact sampler "
+    "(the discrete Gaussian, Canonne, Kamath & Steinke 2020) would resist it"
 )
 
 
