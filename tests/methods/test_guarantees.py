@@ -85,9 +85,9 @@ def test_stated_guarantee_is_the_documented_one(name):
     stated, row = guarantee(method, M), DOCUMENTED[name]
     check(stated, row)
     assert (stated.caveat is not None) == (row["caveat"] != "–")
-    # an axis of the method's own is shown by its name
-    axes = {"k": "k", "epsilon": "ε", "t": "t"}
-    assert ", ".join(axes.get(a, a) for a in method.axes) == row["axes"].replace("–", "")
+    # each axis is shown by its declared symbol (a method's own axis too)
+    symbols = [axis.symbol for axis in type(method).declared_axes().values()]
+    assert ", ".join(symbols) == row["axes"].replace("–", "")
     for form in FORMS:
         if form not in METHODS[name].forms:
             assert row[form] == "–"
