@@ -11,22 +11,26 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
-from anonlab import cli, config
+# numpy, pandas and anonlab are imported where used: the xdist controller, which runs no
+# test, loads this file too, before it starts the workers
 
 
 @pytest.fixture
 def compose_config():
     """Compose ``conf/`` with overrides into a plain resolved dict, as run.py does."""
+    from anonlab import config
+
     return config.compose_config
 
 
 @pytest.fixture
 def user_csv(tmp_path: Path) -> Path:
     """A user's CSV: two numeric columns (one integer) and a text column."""
+    import numpy as np
+    import pandas as pd
+
     rng = np.random.default_rng(7)
     frame = pd.DataFrame(
         {
@@ -72,6 +76,8 @@ def run_command(*args: str, cwd: Path | None = None) -> subprocess.CompletedProc
     """``python run.py *args`` run from ``cwd``: in this process through
     :func:`anonlab.cli.main` (what run.py calls; no interpreter start-up per call), or in a
     real process for a Hydra multirun (``-m``), which Hydra drives from ``sys.argv``."""
+    from anonlab import cli
+
     root = Path(__file__).resolve().parents[1]
     if any(a in ("-m", "--multirun") for a in args):
         return subprocess.run(
@@ -89,6 +95,88 @@ def run_command(*args: str, cwd: Path | None = None) -> subprocess.CompletedProc
     finally:
         os.chdir(before)
     return subprocess.CompletedProcess(["run.py", *args], status, out.getvalue(), err.getvalue())
+
+
+def _parse_each_yaml_once() -> None:
+    """Hydra reads every config file of ``conf/`` again at each composition, and the
+    catalog every experiment file at each call (pure-Python YAML: most of a composition's
+    time, and this suite composes hundreds of times). Here :meth:`omegaconf.OmegaConf.load`
+    and :func:`yaml.safe_load` keep what they read of each text and return a deep copy of
+    it for the same text again: the same config, node for node. The key is the text
+    itself, so a file a test edits is read afresh; a text that does not parse raises as
+    before, naming its file (nothing is kept)."""
+    import copy
+
+    import yaml
+    from omegaconf import OmegaConf
+
+    load, safe_load = OmegaConf.load, yaml.safe_load
+    if getattr(load, "parsed", None) is not None:
+        return
+    parsed: dict[str | bytes, object] = {}
+    safe_parsed: dict[str, object] = {}
+
+    def load_once(file_):
+        if isinstance(file_, (str, os.PathLike)):
+            name = os.path.abspath(file_)
+            with open(name, encoding="utf-8") as f:
+                text = f.read()
+        elif hasattr(file_, "read"):
+            name, text = getattr(file_, "name", None), file_.read()
+        else:
+            return load(file_)  # what omegaconf refuses, refused alike
+        if text not in parsed:
+            stream = io.StringIO(text) if isinstance(text, str) else io.BytesIO(text)
+            if name is not None:
+                stream.name = name  # YAML errors name the file, as they did
+            parsed[text] = load(stream)
+        return copy.deepcopy(parsed[text])
+
+    def safe_load_once(stream):
+        if not isinstance(stream, str):
+            return safe_load(stream)
+        if stream not in safe_parsed:
+            safe_parsed[stream] = safe_load(stream)
+        return copy.deepcopy(safe_parsed[stream])
+
+    load_once.parsed = parsed
+    OmegaConf.load = staticmethod(load_once)
+    yaml.safe_load = safe_load_once
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        _parse_each_yaml_once()  # where the tests run: not in an xdist controller
+
+
+#: the mark expressions that select the unit tier alone
+UNIT_TIER = {"unit", "not integration"}
+
+
+def _marked_integration(path: Path) -> bool:
+    """Whether module ``path`` marks all its tests integration (``pytestmark``)."""
+    import ast
+
+    for node in ast.parse(path.read_bytes()).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "pytestmark" for target in node.targets
+        ):
+            marks = (
+                node.value.elts if isinstance(node.value, (ast.List, ast.Tuple)) else [node.value]
+            )
+            return any(ast.unparse(mark) == "pytest.mark.integration" for mark in marks)
+    return False
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under ``-m unit``, a module marked integration as a whole has no test to run, so it
+    is not imported: its imports and assertion rewriting would cost each worker seconds
+    for tests deselected anyway. Any other run collects everything."""
+    if (config.option.markexpr or "").strip() not in UNIT_TIER:
+        return None
+    if collection_path.suffix == ".py" and collection_path.name.startswith("test_"):
+        return True if _marked_integration(collection_path) else None
+    return None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

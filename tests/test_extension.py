@@ -12,6 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.integration  # runs the engine in a process on a copy of the package
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "extension"
 #: folders of the scratch package that receive a new file (all else is linked)
@@ -44,8 +48,6 @@ from anonlab.cli import main
 from anonlab.conformance import check_method, check_metric, run_checks
 from anonlab.listing import doc_table, list_methods, list_metrics
 from anonlab.report.view import judge_claims
-
-pytestmark = pytest.mark.integration  # runs the engine, a process or real data
 
 results = Path(sys.argv[1])
 status = main(["run", "+experiment=extension_study", f"results_dir={results}", "n_jobs=1"])

@@ -28,6 +28,8 @@ from anonlab.runner import build_experiment
 from anonlab.runner.validate import validate
 from anonlab.validation import ParameterError
 
+pytestmark = pytest.mark.integration  # runs the engine, and in a process on a copy of the package
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "plugins"
 #: the run: IR + Laplace on the tiny data set, over m and the new axis n
@@ -165,8 +167,6 @@ status = main(["run", *sys.argv[2:], f"results_dir={results}"])
 (folder,) = [p.parent for p in results.glob("*/run.json")]
 table = pd.read_parquet(folder / "results.parquet")
 from anonlab.conformance import check_axis, check_dataset, run_checks
-
-pytestmark = pytest.mark.integration  # runs the engine, a process or real data
 print(json.dumps({
     "status": status,
     "n": sorted(table["n"].unique().tolist()),

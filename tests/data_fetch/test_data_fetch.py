@@ -157,9 +157,19 @@ def _recompress(source: Path, dest: Path, level: int) -> None:
             writer.write(block)
 
 
-def test_bzip2_check_accepts_other_compression_level(tmp_path):
+def test_bzip2_check_accepts_other_compression_level(tmp_path, monkeypatch):
+    # the vendored NHDS file in miniature (1.9 MB of records, compressed at level 9): more
+    # than one read chunk and several bzip2 blocks, without re-compressing 30 MB
+    text = b"".join(b"10 record %07d\r\n" % i for i in range(100_000))
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / NHDS).write_bytes(bz2.compress(text, 9))
+    entry = {**data_fetch.manifest()[NHDS], "sha256": data_fetch.sha256_of(raw / NHDS)}
+    assert entry["format"] == "bzip2"
+    monkeypatch.setattr(data_fetch, "raw_dir", lambda: raw)
+    monkeypatch.setattr(data_fetch, "manifest", lambda: {NHDS: entry})
     candidate = tmp_path / NHDS
-    _recompress(_vendored(NHDS), candidate, level=1)
+    _recompress(raw / NHDS, candidate, level=1)
     assert data_fetch.sha256_of(candidate) != data_fetch.manifest()[NHDS]["sha256"]
     assert download.check(NHDS, candidate) == download.OK_CONTENT
 

@@ -67,6 +67,7 @@ def test_mixed_scales_follow_their_own_pmf():
         assert chi_square_pvalue(draws[t == scale], scale, edge=4 * scale) > P_MIN
 
 
+@pytest.mark.integration  # a simulation: 2,500 calls of the sampler
 def test_small_calls_follow_the_pmf():
     # below SMALL values each round runs TRIALS attempts per value and keeps the first
     # accepted one: the same law, checked on 2,500 calls of 8 values

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from anonlab.report.claims import CONTRADICTED, REPRODUCED, evaluate_claim, parse_claim
 
@@ -67,6 +68,7 @@ def test_one_curve_the_wrong_way_passes_pooled_and_is_contradicted_per_curve():
     assert judged.status == CONTRADICTED and "ε=10" in judged.ours
 
 
+@pytest.mark.integration  # a simulation: 30 verdicts on flat curves
 def test_a_claim_true_on_every_curve_is_rarely_contradicted():
     # five flat curves (every pair on the boundary of "increasing"): a union over curves
     rng = np.random.default_rng(1)

@@ -8,6 +8,7 @@ the opposite, contradicted) at most at the stated α/2 = 2.5 %."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from anonlab.report.claims.stats import (
     CONTRADICTED,
@@ -16,6 +17,9 @@ from anonlab.report.claims.stats import (
     judge,
     tally,
 )
+
+# every test judges thousands of simulated draws (calibration, not a unit)
+pytestmark = pytest.mark.integration  # a simulation of verdict rates
 
 N, DRAWS = 20, 600
 

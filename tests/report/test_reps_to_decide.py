@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from anonlab.report.claims.stats import WITHIN_NOISE, Quantity, judge, tally
 
@@ -35,6 +36,7 @@ def decided_share(n_of: callable, need: int, seed: int, runs: int = 60) -> tuple
     return at_four / max(count, 1), at_named / max(count, 1)
 
 
+@pytest.mark.integration  # a simulation: claims drawn and rerun
 def test_rerunning_at_the_named_repetitions_decides_more_often():
     for need in (len(GAPS), 4):
         at_four, at_named = decided_share(lambda first: first.reps, need, seed=need)
@@ -73,6 +75,7 @@ def _ordering(gap: float, kind: str = "ordering", **fields) -> tuple[dict, objec
     return claim(kind, lower="a", higher="b", **fields), frame
 
 
+@pytest.mark.integration  # a simulation: 800 verdicts on fresh draws
 def test_the_predicted_chance_to_decide_is_the_rate_at_which_the_next_look_does():
     from anonlab.report.claims.stats import next_look, spending
 

@@ -41,6 +41,7 @@ def two_methods(a: np.ndarray, b: np.ndarray, metric: str, k: int = 2) -> pd.Dat
     )
 
 
+@pytest.mark.integration  # a simulation: verdicts on 3,000 drawn tables
 def test_boundary_run_times_are_falsely_decided_at_most_at_the_stated_rate():
     # σ = 1, spread ratio 3, 10 repetitions: equal medians, b's sd three times a's; the
     # raw t-interval contradicted "a < b" in 10 % and the ratio in 16 % of such draws

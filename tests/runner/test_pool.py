@@ -15,6 +15,8 @@ from anonlab.cli import warm_pool
 from anonlab.datasets import build_dataset
 from anonlab.runner import pool
 
+pytestmark = pytest.mark.integration  # starts worker processes
+
 
 def pid_of(value: int) -> tuple[int, int]:
     return value, os.getpid()
@@ -153,8 +155,6 @@ def test_workers_and_trackers_exit_when_the_run_is_sigkilled(tmp_path):
 import multiprocessing.resource_tracker as mp_tracker, os, signal
 from joblib.externals.loky.backend import resource_tracker as loky_tracker
 from anonlab.runner import pool
-
-pytestmark = pytest.mark.integration  # runs the engine, a process or real data
 executor = pool._executor(1)
 worker = executor.submit(os.getpid).result()
 print(worker, loky_tracker._resource_tracker._pid, mp_tracker._resource_tracker._pid, flush=True)
