@@ -50,7 +50,7 @@ from typing import Any
 
 import yaml
 
-from anonlab.config import CONF_DIR
+from anonlab.config import CONF_DIR, load_yaml
 from anonlab.readings import Reading, entries, find_reading, parse_readings, text
 from anonlab.validation import ParameterError
 
@@ -154,7 +154,7 @@ class ExperimentEntry:
 
 def _load_yaml(path: Path) -> Any:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return load_yaml(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as error:
         raise ParameterError(f"{path}: cannot be read as YAML: {error}") from error
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import yaml
 from omegaconf import OmegaConf
 
 from anonlab.validation import ParameterError
@@ -17,6 +18,17 @@ EXPLORATORY, CONFIRMATORY = "exploratory", "confirmatory"
 STAGES = (EXPLORATORY, CONFIRMATORY)
 #: the key a confirmatory config carries the pre-registered seed under
 CONFIRMATORY_SEED_KEY = "confirmatory_seed"
+
+
+#: PyYAML's safe loader on libyaml's C parser where PyYAML was built with it: the same
+#: documents as :func:`yaml.safe_load`, parsed about ten times faster
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_yaml(text: str) -> Any:
+    """Parse YAML ``text`` as :func:`yaml.safe_load` does (plain data only), with
+    :data:`SAFE_LOADER`."""
+    return yaml.load(text, Loader=SAFE_LOADER)
 
 
 def inclusive_range(start: int, stop: int, step: int = 1) -> list[int]:

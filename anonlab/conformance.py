@@ -29,7 +29,7 @@ import pandas as pd
 
 import anonlab.data_fetch as data_fetch
 from anonlab.axes import Axis
-from anonlab.config import CONF_DIR
+from anonlab.config import CONF_DIR, load_yaml
 from anonlab.datasets import SOURCES, Dataset, build_dataset, load_dataset
 from anonlab.guarantee import NOTIONS, PRIVACY_NOTIONS, Guarantee
 from anonlab.mechanisms.measurements import Measurement
@@ -475,9 +475,7 @@ def check_dataset(name: str, conf_dir: Path = CONF_DIR) -> Iterator[Check]:
 
 def _check_config(path: Path) -> Iterator[Check]:
     """The checks of one data set config file."""
-    import yaml
-
-    config = yaml.safe_load(path.read_text("utf-8"))
+    config = load_yaml(path.read_text("utf-8"))
     loader = config.get("loader")
     loaded: list[Dataset] = []
 

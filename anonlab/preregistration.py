@@ -29,8 +29,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from anonlab.config import (
     CONF_DIR,
     CONFIRMATORY,
@@ -39,6 +37,7 @@ from anonlab.config import (
     OVERRIDES_KEY,
     PAPER_PROFILE,
     STAGES,
+    load_yaml,
 )
 from anonlab.provenance import PAPER, custom_overrides, override_key, provenance
 from anonlab.validation import ParameterError
@@ -80,7 +79,7 @@ def load(conf_dir: Path = CONF_DIR) -> Preregistration:
     path = Path(conf_dir) / FILE
     if not path.is_file():
         raise _fail("is missing")
-    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    raw = load_yaml(path.read_text(encoding="utf-8")) or {}
     digest, seed = raw.get("claims_sha256"), raw.get("confirmatory_seed")
     if not isinstance(digest, str) or len(digest) != 64:
         raise _fail(f"claims_sha256 must be a SHA-256 hex digest, got {digest!r}")

@@ -19,9 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from anonlab.config import CONF_DIR
+from anonlab.config import CONF_DIR, load_yaml
 from anonlab.report.claims.model import Checker, Claim
 
 PHRASES_FILE = CONF_DIR / "phrases.yaml"
@@ -49,7 +47,7 @@ class Table:
 @cache
 def table(path: Path = PHRASES_FILE) -> Table:
     """The phrase table, read once."""
-    raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    raw = load_yaml(Path(path).read_text(encoding="utf-8"))
     scales = {m: scale for scale, metrics in raw["scales"].items() for m in metrics}
     phrases = {
         name: Phrase(
