@@ -67,10 +67,12 @@ class Method(ABC):
     #: of the class may train on it without record correspondence
     carries_class: ClassVar[bool] = False
 
-    #: display name in figures and tables (empty: the registry name) and the method's
-    #: colour, the same in every figure (``None``: one chosen from its name)
+    #: display name in figures and tables (empty: the registry name), and the method's
+    #: colour and marker (a matplotlib marker), the same in every figure (``None``: one
+    #: chosen from its name); :mod:`anonlab.plotting.styles` says how figures use them
     label: ClassVar[str] = ""
     colour: ClassVar[str | None] = None
+    marker: ClassVar[str | tuple[int, int, float] | None] = None
     #: whether the method adds noise to cluster centroids and releases every record with
     #: its cluster's noisy value (in record order equal values show the partition)
     cluster_noise: ClassVar[bool] = False
@@ -103,9 +105,10 @@ class Method(ABC):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A method's every axis is declared: shared, or one of its ``own_axes``."""
         super().__init_subclass__(**kwargs)
-        if "name" in cls.__dict__:  # a method of its own: no label or colour inherited
+        if "name" in cls.__dict__:  # a method of its own: no label, colour or marker inherited
             cls.label = cls.__dict__.get("label", "")
             cls.colour = cls.__dict__.get("colour")
+            cls.marker = cls.__dict__.get("marker")
         axes = getattr(cls, "axes", ())
         for axis in cls.own_axes:
             if not isinstance(axis, Axis):

@@ -78,7 +78,8 @@ class Dp(Laplace):
     budget: str = BUDGETS[0]
     name: ClassVar[str] = "dp"
     label: ClassVar[str] = "DP (Laplace)"
-    colour: ClassVar[str | None] = "#843c39"  # dark red
+    colour: ClassVar[str | None] = "#ee3377"  # magenta
+    marker: ClassVar[str | tuple[int, int, float] | None] = "H"  # hexagon, flat
     round_integers: ClassVar[bool] = False  # iDP §4.1 only clips to the domain
     option_choices: ClassVar[dict[str, tuple[str, ...]]] = {"budget": BUDGETS}
     numeric_only: ClassVar[bool] = True
@@ -165,7 +166,8 @@ class DpUm(ClusterNoise):
     name: ClassVar[str] = "dp_um"
     notion: ClassVar[str] = DP
     label: ClassVar[str] = "DP-UM"
-    colour: ClassVar[str | None] = "#637939"  # dark green
+    colour: ClassVar[str | None] = "#117733"  # green
+    marker: ClassVar[str | tuple[int, int, float] | None] = "^"  # triangle up
 
     def centroids_and_sensitivity(
         self, ranking: IndividualRanking, low: np.ndarray, high: np.ndarray
@@ -188,7 +190,8 @@ class IdpLs(ClusterNoise):
         "epsilon=1 k=15)"
     )
     label: ClassVar[str] = "iDP-LS"
-    colour: ClassVar[str | None] = "#3182bd"  # mid blue
+    colour: ClassVar[str | None] = "#9467bd"  # purple
+    marker: ClassVar[str | tuple[int, int, float] | None] = "D"  # diamond
 
     def centroids_and_sensitivity(
         self, ranking: IndividualRanking, low: np.ndarray, high: np.ndarray
@@ -215,7 +218,8 @@ class IdpCbls(ClusterNoise):
         "anonlab.audit exact method=idp_cbls epsilon=1 k=3)"
     )
     label: ClassVar[str] = "iDP-CBLS"
-    colour: ClassVar[str | None] = "#e6550d"  # dark orange
+    colour: ClassVar[str | None] = "#e69f00"  # orange
+    marker: ClassVar[str | tuple[int, int, float] | None] = "X"  # cross
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -243,6 +247,7 @@ class Original(Method):
     name: ClassVar[str] = "original"
     label: ClassVar[str] = "Original data"
     colour: ClassVar[str | None] = "#000000"  # black
+    marker: ClassVar[str | tuple[int, int, float] | None] = (3, 1, 0)  # 3-point star
     axes: ClassVar[tuple[str, ...]] = ()
     cost: ClassVar[Cost] = Cost("n*m", seconds=1e-9)  # a copy
     randomized: ClassVar[bool] = False

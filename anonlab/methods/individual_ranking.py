@@ -101,7 +101,8 @@ class IndividualRankingMethod(Method):
     remainder: str = REMAINDERS[0]
     name: ClassVar[str] = "ir"
     label: ClassVar[str] = "Individual ranking (IR)"
-    colour: ClassVar[str | None] = "#1f77b4"  # blue
+    colour: ClassVar[str | None] = "#0072b2"  # blue
+    marker: ClassVar[str | tuple[int, int, float] | None] = "d"  # thin diamond
     partition: ClassVar[str | None] = "attribute"
     axes: ClassVar[tuple[str, ...]] = ("k",)
     cost: ClassVar[Cost] = Cost("n*log(n)*m", seconds=4.5e-9)  # a sort per attribute
@@ -149,7 +150,8 @@ class IndividualRankingLaplace(Method):
     name: ClassVar[str] = "ir_laplace"
     cluster_noise: ClassVar[bool] = True
     label: ClassVar[str] = "IR + Laplace (DP-IR Alg. 1)"
-    colour: ClassVar[str | None] = "#d62728"  # red
+    colour: ClassVar[str | None] = "#d55e00"  # vermilion
+    marker: ClassVar[str | tuple[int, int, float] | None] = "s"  # square
     partition: ClassVar[str | None] = "attribute"
     axes: ClassVar[tuple[str, ...]] = ("k", "epsilon")
     cost: ClassVar[Cost] = Cost("n*log(n)*m", seconds=5e-9)  # a sort per attribute

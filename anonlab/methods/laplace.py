@@ -25,7 +25,8 @@ class Laplace(Method):
     epsilon: float
     name: ClassVar[str] = "laplace"
     label: ClassVar[str] = "Laplace"
-    colour: ClassVar[str | None] = "#7f7f7f"  # gray
+    colour: ClassVar[str | None] = "#777777"  # grey
+    marker: ClassVar[str | tuple[int, int, float] | None] = "o"  # circle
     axes: ClassVar[tuple[str, ...]] = ("epsilon",)
     cost: ClassVar[Cost] = Cost("n*m", seconds=4e-8)  # one draw per value
     forms: ClassVar[tuple[str, ...]] = FORMS  # independent noise per value: any layout

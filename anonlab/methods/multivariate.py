@@ -79,7 +79,8 @@ class Mdav(Method):
     name: ClassVar[str] = "mdav"
     numeric_only: ClassVar[bool] = True
     label: ClassVar[str] = "MDAV"
-    colour: ClassVar[str | None] = "#8c564b"  # brown
+    colour: ClassVar[str | None] = "#332288"  # indigo
+    marker: ClassVar[str | tuple[int, int, float] | None] = (8, 1, 0)  # 8-point star
     partition: ClassVar[str | None] = "record"
     axes: ClassVar[tuple[str, ...]] = ("k",)
     # n/k clusters, each found by passes over the records left: n²/k distances, whose
@@ -120,7 +121,8 @@ class Imdav(Method):
     k: int
     name: ClassVar[str] = "imdav"
     label: ClassVar[str] = "Insensitive MDAV"
-    colour: ClassVar[str | None] = "#17becf"  # cyan
+    colour: ClassVar[str | None] = "#225555"  # dark teal
+    marker: ClassVar[str | tuple[int, int, float] | None] = "p"  # pentagon
     partition: ClassVar[str | None] = "record"
     axes: ClassVar[tuple[str, ...]] = ("k",)
     cost: ClassVar[Cost] = Cost("n*log(n)*m", seconds=2.5e-8)  # a sort in the domain order
@@ -151,7 +153,8 @@ class ImdavLaplace(Method):
     name: ClassVar[str] = "imdav_laplace"
     cluster_noise: ClassVar[bool] = True
     label: ClassVar[str] = "Insensitive MDAV + Laplace [17]"
-    colour: ClassVar[str | None] = "#9467bd"  # purple
+    colour: ClassVar[str | None] = "#cc79a7"  # reddish purple
+    marker: ClassVar[str | tuple[int, int, float] | None] = (4, 1, 0)  # 4-point star
     partition: ClassVar[str | None] = "record"
     axes: ClassVar[tuple[str, ...]] = ("k", "epsilon")
     cost: ClassVar[Cost] = Cost("n*log(n)*m", seconds=2.5e-8)  # a sort in the domain order
@@ -226,5 +229,6 @@ class ImdavLaplaceComposed(ImdavLaplace):
 
     name: ClassVar[str] = "imdav_laplace_composed"
     label: ClassVar[str] = "Insensitive MDAV + Laplace (ε/m per attribute)"
-    colour: ClassVar[str | None] = "#e377c2"  # pink
+    colour: ClassVar[str | None] = "#8c510a"  # brown
+    marker: ClassVar[str | tuple[int, int, float] | None] = "P"  # plus
     compose: ClassVar[bool] = True

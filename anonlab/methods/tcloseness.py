@@ -124,7 +124,8 @@ class TCloseMerge(TCloseness):
 
     name: ClassVar[str] = "tclose_merge"
     label: ClassVar[str] = "Alg. 1 (merge)"
-    colour: ClassVar[str | None] = "#2ca02c"  # green
+    colour: ClassVar[str | None] = "#bbcc33"  # pear
+    marker: ClassVar[str | tuple[int, int, float] | None] = "8"  # octagon
     algorithm: ClassVar[Algorithm] = staticmethod(tclose_merge)
 
 
@@ -135,7 +136,8 @@ class TCloseKFirst(TCloseness):
 
     name: ClassVar[str] = "tclose_kfirst"
     label: ClassVar[str] = "Alg. 2 (k-anonymity first)"
-    colour: ClassVar[str | None] = "#ff7f0e"  # orange
+    colour: ClassVar[str | None] = "#cab2d6"  # lavender
+    marker: ClassVar[str | tuple[int, int, float] | None] = (4, 1, 45)  # 4-point star, 45°
     algorithm: ClassVar[Algorithm] = staticmethod(tclose_kfirst)
     cost: ClassVar[Cost] = Cost("n^2/k*(m+20)", seconds=3e-10)  # and its record swaps
 
@@ -153,7 +155,8 @@ class TCloseTFirst(TCloseness):
         "does not divide n (tclose_tfirst_merged does not)"
     )
     label: ClassVar[str] = "Alg. 3 (t-closeness first)"
-    colour: ClassVar[str | None] = "#393b79"  # indigo
+    colour: ClassVar[str | None] = "#e31a1c"  # red
+    marker: ClassVar[str | tuple[int, int, float] | None] = (6, 1, 0)  # 6-point star
     algorithm: ClassVar[Algorithm] = staticmethod(tclose_tfirst)
     computes_emd: ClassVar[bool] = False
     # clusters of k' = max(k, ⌈n/(2(n − 1)t + 1)⌉) ≈ max(k, 1/(2t)) records (Expression 3)
@@ -167,6 +170,7 @@ class TCloseTFirstMerged(TCloseness):
 
     name: ClassVar[str] = "tclose_tfirst_merged"
     label: ClassVar[str] = "Alg. 3 + merging"
-    colour: ClassVar[str | None] = "#bcbd22"  # olive
+    colour: ClassVar[str | None] = "#663333"  # dark red
+    marker: ClassVar[str | tuple[int, int, float] | None] = ">"  # triangle right
     algorithm: ClassVar[Algorithm] = staticmethod(tclose_tfirst_merged)
     cost: ClassVar[Cost] = Cost("n^2/max(k,1/(2*t))*(m+20)", seconds=1.2e-10)

@@ -20,8 +20,9 @@ from anonlab.validation import ParameterError
 @dataclass(frozen=True)
 class FigureSpec:
     """One figure: ``metric`` against ``x``, a panel per ``facet`` value (and a row of panels
-    per ``row`` value), a marker per ``series`` value. ``facet``, ``row`` or ``series`` may be
-    ``"attribute"``: the per-attribute (or per-class, for ``f_measure``) rows of the metric.
+    per ``row`` value), a marker fill and size per ``series`` value. ``facet``, ``row`` or
+    ``series`` may be ``"attribute"``: the per-attribute (or per-class, for ``f_measure``)
+    rows of the metric.
 
     ``title`` replaces the default one (metric against x); ``styles`` maps a method to line
     properties overriding its defaults (``label`` among them: its legend name).

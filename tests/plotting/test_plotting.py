@@ -171,11 +171,19 @@ def test_reference_lines_are_told_apart():
         for name in ("Laplace", "DP (Laplace)")
         for eps in ("0.1", "1")
     ]
-    # every reference line its own line style, none solid, in its method's colour
-    assert len({dashes(ref) for ref in references}) == 4
+    # every reference line dash-dotted, none solid, in its method's colour and marker; the
+    # series value told by the marker's fill and size (ε = 0.1 hollow and small)
+    assert len({dashes(ref) for ref in references}) == 1
     assert all(ref.get_linestyle() != "-" for ref in references)
     assert {to_hex(ref.get_color()) for ref in references[:2]} == {METHODS["laplace"].colour}
     assert {to_hex(ref.get_color()) for ref in references[2:]} == {METHODS["dp"].colour}
+    assert [ref.get_marker() for ref in references] == [METHODS["laplace"].marker] * 2 + [
+        METHODS["dp"].marker
+    ] * 2
+    small, large = references[:2]
+    assert small.get_markersize() < large.get_markersize()
+    assert to_hex(small.get_markerfacecolor()) == "#ffffff"
+    assert to_hex(large.get_markerfacecolor()) == METHODS["laplace"].colour
     # horizontal, across the x axis
     assert np.ptp(references[0].get_ydata()) == 0
     assert list(references[0].get_xdata()) == [2, 5, 10]
@@ -186,7 +194,8 @@ def test_reference_lines_are_told_apart():
     table = result_table({"dp": (), "original": (), "idp_ls": ("k",)}, ms=(1,))
     fig = plot_curves(table, FigureSpec(name="f", metric="re", series=None))
     dp, original = line(fig, "DP (Laplace)"), line(fig, "Original data")
-    assert dashes(dp) != dashes(original)
+    assert dashes(dp) == dashes(original) != dashes(line(fig, "iDP-LS"))
+    assert (dp.get_color(), dp.get_marker()) != (original.get_color(), original.get_marker())
     assert line(fig, "iDP-LS").get_linestyle() == "-"
 
 

@@ -120,7 +120,8 @@ class Mst(_Synthetic):
     # the model fit (jax) over a tree of m − 1 attribute pairs, whatever n; the records'
     # sampling and decoding are linear and small beside it
     cost: ClassVar[Cost] = Cost("m", seconds=1.2)
-    colour: ClassVar[str | None] = "#31a354"  # mid green
+    colour: ClassVar[str | None] = "#999933"  # olive
+    marker: ClassVar[str | tuple[int, int, float] | None] = "*"  # star
 
     def synthesize(
         self, codes: np.ndarray, sizes: tuple[int, ...], rng: np.random.Generator
@@ -144,7 +145,8 @@ class Aim(_Synthetic):
     # as much as on ε: within a factor of about 7 either way on Census, Adult and synthetic
     # data)
     cost: ClassVar[Cost] = Cost("m^2*(1+epsilon)", seconds=0.01)
-    colour: ClassVar[str | None] = "#756bb1"  # slate purple
+    colour: ClassVar[str | None] = "#fb9a99"  # pink
+    marker: ClassVar[str | tuple[int, int, float] | None] = "h"  # hexagon
 
     def synthesize(
         self, codes: np.ndarray, sizes: tuple[int, ...], rng: np.random.Generator
