@@ -1,7 +1,8 @@
 """Is a run the paper's, and where does it write?
 
 A run is recorded (``run.json``) with the overrides it was composed from, its reading and its
-provenance, ``"paper"`` or ``"custom"`` (:func:`provenance`). A paper run writes to
+provenance, ``"paper"``, ``"own"`` (an experiment of one's own, which names no paper) or
+``"custom"`` (:func:`provenance`). A paper run writes to
 ``<results_dir>/<experiment>/`` (``<experiment>@<reading>/`` for a non-primary reading); a
 custom run never writes there unless asked: it writes to ``<experiment>~<label>/``
 (:func:`custom_label`), or to the folder named by ``run_name``, used as is
@@ -23,6 +24,8 @@ from pathlib import Path, PurePath
 from anonlab.validation import ParameterError
 
 PAPER = "paper"
+#: an experiment of one's own (``experiment.paper: null``) run as its YAML declares it
+OWN = "own"
 CUSTOM = "custom"
 #: keys an override may set and still leave the run the paper's (see :func:`provenance`)
 PAPER_KEYS = frozenset(
@@ -72,8 +75,10 @@ def is_paper_override(override: str) -> bool:
     )
 
 
-def provenance(overrides: Iterable[str]) -> str:
-    """``"paper"`` when the run's data and parameters are the paper's, else ``"custom"``.
+def provenance(overrides: Iterable[str], *, paper: bool = True) -> str:
+    """``"paper"`` when the run's data and parameters are the paper's, ``"own"`` when they
+    are those its experiment declares and that experiment names no paper (``paper=False``:
+    ``experiment.paper: null``, an experiment of one's own), else ``"custom"``.
 
     The rule, on the Hydra overrides the run was composed from (``+experiment=…`` included):
     a run is the paper's when every override sets one of
@@ -90,9 +95,11 @@ def provenance(overrides: Iterable[str]) -> str:
     ``datasets.*``), another grid (``grid.*``), ``methods``, ``metrics``, ``options.*``, the
     experiment's name, and ``run_name`` too (choosing the folder is for custom runs; a
     paper run's folder is the experiment's). A config built without Hydra overrides
-    (``[]``) is taken as the paper's.
+    (``[]``) is taken as the paper's (as its experiment's, for one of one's own).
     """
-    return PAPER if all(is_paper_override(o) for o in overrides) else CUSTOM
+    if not all(is_paper_override(o) for o in overrides):
+        return CUSTOM
+    return PAPER if paper else OWN
 
 
 def custom_overrides(overrides: Iterable[str]) -> list[str]:
@@ -100,31 +107,59 @@ def custom_overrides(overrides: Iterable[str]) -> list[str]:
     return sorted(o.strip() for o in overrides if not is_paper_override(o))
 
 
+#: the longest data set name a folder label keeps (:func:`custom_label`)
+LABEL_LENGTH = 40
+
+
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_]+", "_", text).strip("_")[:40]
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", text).strip("_-")[:LABEL_LENGTH]
+
+
+def file_stem(path: str | PurePath) -> str:
+    """The name of the data a file holds: its stem, a compression suffix dropped first
+    (``patients`` for ``/x/patients.csv``, ``y`` for ``y.csv.gz``)."""
+    name = PurePath(str(path)).name
+    for suffix in _COMPRESSED:
+        name = name.removesuffix(suffix)
+    return PurePath(name).stem
+
+
+def _data_key(key: str) -> str:
+    """The data set an override's key configures: ``dataset`` for ``dataset``,
+    ``dataset.path``; ``datasets.mcd`` for ``dataset@datasets.mcd``, ``datasets.mcd.path``."""
+    if "@" in key:
+        return key.split("@", 1)[1]
+    return key.rsplit(".", 1)[0] if "." in key else key
 
 
 def custom_label(overrides: Iterable[str]) -> str:
-    """The folder suffix of a custom run: the data set when it is overridden (the dataset
-    config's name, then the file's stem when its ``path`` is overridden), then 8 hex digits
-    of a hash of the sorted non-paper overrides; e.g. ``csv-mine-1a2b3c4d`` for
-    ``dataset=csv dataset.path=/data/mine.csv …``, ``1a2b3c4d`` for ``grid.k=[2,10]``.
-    The same overrides, in any order, give the same label."""
+    """The folder suffix of a custom run: each data set that is overridden, by its name
+    as the figures show it (an explicit ``dataset.name``, else its file's stem when its
+    ``path`` is overridden, else the dataset config's name), then 8 hex digits of a hash of
+    the sorted non-paper overrides; e.g. ``mine-1a2b3c4d`` for ``dataset=csv
+    dataset.path=/data/mine.csv …``, ``adult-1a2b3c4d`` for ``dataset=adult …``,
+    ``1a2b3c4d`` for ``grid.k=[2,10]``. The same overrides, in any order, give the same
+    label."""
     custom = custom_overrides(overrides)
-    names, stems = [], []
+    configs: dict[str, str] = {}  # data set → its config's name, file stem or own name
+    stems: dict[str, str] = {}
+    named: dict[str, str] = {}
     for override in custom:
         key, value = override_key(override), _value(override)
         if not value:
             continue
         if key.split("@", 1)[0] == "dataset":
-            names.append(value)  # dataset=csv, /dataset@datasets.mcd=census_hcd
+            configs[_data_key(key)] = value  # dataset=csv, /dataset@datasets.mcd=census_hcd
         elif re.fullmatch(r"(dataset|datasets\.[^.]+)\.path", key):
-            name = PurePath(value).name
-            for suffix in _COMPRESSED:
-                name = name.removesuffix(suffix)
-            stems.append(PurePath(name).stem)
+            stems[_data_key(key)] = file_stem(value)
+        elif re.fullmatch(r"(dataset|datasets\.[^.]+)\.name", key):
+            named[_data_key(key)] = value
+    shown = [
+        named.get(data) or stems.get(data) or configs.get(data, "")
+        for data in dict.fromkeys([*configs, *stems, *named])
+    ]
     digest = hashlib.sha256("\n".join(custom).encode()).hexdigest()[:8]
-    return "-".join([*(s for s in map(_slug, [*names, *stems]) if s), digest])
+    return "-".join([*(s for s in map(_slug, shown) if s), digest])
 
 
 def check_run_name(run_name: str) -> str:
@@ -181,12 +216,15 @@ def _digest(root: Path) -> str:
 
 __all__ = [
     "CUSTOM",
+    "LABEL_LENGTH",
+    "OWN",
     "PAPER",
     "PAPER_GROUPS",
     "PAPER_KEYS",
     "check_run_name",
     "custom_label",
     "custom_overrides",
+    "file_stem",
     "is_paper_override",
     "override_key",
     "provenance",

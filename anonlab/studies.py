@@ -11,6 +11,7 @@ errors in its own.
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -22,11 +23,36 @@ import pandas as pd
 from anonlab.api import DATA_DOMAINS, check_frame, protected_columns, python_words
 from anonlab.config import OVERRIDES_KEY, compose_config
 from anonlab.io import write_atomic
+from anonlab.provenance import LABEL_LENGTH
 from anonlab.runner.checkpoint import note
 from anonlab.runner.experiment import build_experiment, run_experiment
 from anonlab.runner.plan import plan
 from anonlab.runner.validate import DEFAULT_MAX_HOURS, Declared, validate
 from anonlab.validation import ParameterError
+
+#: a study's name when neither ``name=`` nor ``frame.attrs["name"]`` gives one
+DEFAULT_NAME = "data"
+#: what a study's name may hold: it names a file, the figures and the results folder
+NAME_PATTERN = re.compile(rf"[A-Za-z0-9_-]{{1,{LABEL_LENGTH}}}")
+
+
+def study_name(frame: pd.DataFrame, name: Any = None) -> str:
+    """The name a study of ``frame`` goes by: ``name``, else the frame's own
+    (``frame.attrs["name"]``), else :data:`DEFAULT_NAME`; one :class:`ParameterError`
+    naming ``name`` and the value unless it is 1 to 40 ASCII letters, digits, ``-`` or
+    ``_``."""
+    given, where = name, "name"
+    if name is None:
+        given, where = frame.attrs.get("name"), "name (from frame.attrs['name'])"
+        if given is None:
+            return DEFAULT_NAME
+    if not isinstance(given, str) or not NAME_PATTERN.fullmatch(given):
+        raise ParameterError(
+            f"{where} must be 1 to {LABEL_LENGTH} letters (A-Z, a-z), digits, '-' or '_', "
+            f"got {given!r}: it names the study's figures and results folder, e.g. "
+            "name='patients'"
+        )
+    return given
 
 
 def _listed(values: Any) -> str:
@@ -51,6 +77,7 @@ def study(
     grid: Mapping[str, Sequence[Any]] | None = None,
     metrics: Sequence[str] = ("re", "jsd"),
     *,
+    name: str | None = None,
     columns: Sequence[str] | None = None,
     domains: Mapping[str, Sequence[float]] | str | None = None,
     hierarchies: Mapping[str, str] | None = None,
@@ -78,6 +105,14 @@ def study(
         finding all of its own (a method drawn against an axis it does not take is a
         horizontal line), and the data view's ``m`` and ``alpha``.
     metrics : registered metrics (``anonlab.list_metrics()``).
+    name : what the study is called: its figures name the data by it (titles ``… on
+        patients``, a facet ``dataset = patients``) and its results are stored in
+        ``<folder>/results/study~<name>-<8 hex digits>/``. 1 to 40 ASCII letters,
+        digits, ``-`` or ``_``. By default the frame's own name, ``frame.attrs["name"]``,
+        if it has one, else ``"data"``. It changes only names: the results table (whose
+        ``dataset`` column says ``csv``, as for any CSV) and its seeds are the same
+        whatever it is, and ``run.json`` records the path of the data's copy,
+        ``data-<12 hex digits of its SHA-256>/<name>.csv``.
     columns : the attributes to protect, in order; by default every numeric column.
     domains : ``{column: [low, high]}`` public bounds, which the methods whose proof
         assumes them (DP, iDP, MST, AIM) need for every protected column; ``"data"`` reads
@@ -106,6 +141,7 @@ def study(
         the release's guarantee: the table ``anonlab run`` writes to ``results.parquet``.
     """
     check_frame(frame)
+    name = study_name(frame, name)
     chosen = protected_columns(frame, columns, target, hierarchies)
     if isinstance(methods, str) or isinstance(metrics, str):
         raise ParameterError("methods and metrics must be lists of names, e.g. ['ir', 'mdav']")
@@ -119,7 +155,10 @@ def study(
     root = Path(folder).expanduser() if keep else Path(tempfile.mkdtemp(prefix="anonlab-"))
     try:
         data = frame.to_csv(index=False)
-        path = root / f"data-{hashlib.sha256(data.encode()).hexdigest()[:12]}.csv"
+        # the copy is named as the study, so that figures and folder name it (the copy's
+        # stem, anonlab.datasets.sources.shown_name); its folder, by the data's digest,
+        # keeps other data under the same name apart
+        path = root / f"data-{hashlib.sha256(data.encode()).hexdigest()[:12]}" / f"{name}.csv"
         config = compose_config("+experiment=study")
         dataset = {
             **config["dataset"],
@@ -163,7 +202,7 @@ def study(
         if seed is not None:
             config["seed"] = seed
         declared = _declared(config)  # every parameter, before anything is written
-        root.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
         if not path.is_file():  # a full disk leaves no half-written copy (anonlab.io)
             write_atomic(path, lambda tmp: tmp.write_text(data, encoding="utf-8"))
         try:
@@ -180,4 +219,4 @@ def study(
     return table
 
 
-__all__ = ["DATA_DOMAINS", "python_words", "study"]
+__all__ = ["DATA_DOMAINS", "DEFAULT_NAME", "python_words", "study", "study_name"]

@@ -70,7 +70,7 @@ def test_user_csv_runs_end_to_end(tmp_path, user_csv):
         f"results_dir={tmp_path}",
     )
     assert out.returncode == 0, out.stderr
-    [folder] = tmp_path.glob("census_ir~csv-mine-*")  # not the paper's census_ir/
+    [folder] = tmp_path.glob("census_ir~mine-*")  # not the paper's census_ir/
     assert str(folder / "results.parquet") in out.stdout
     table = pd.read_parquet(folder / "results.parquet")
     assert set(table["dataset"]) == {"csv"} and set(table["m"]) == {1, 2}

@@ -92,12 +92,15 @@ def test_custom_folder_names_the_data_and_hashes_the_overrides():
     base = ["+experiment=census_ir", "n_jobs=2"]
     csv = ["dataset=csv", "dataset.path='/data/my data.csv'", "dataset.numeric=[a,b]"]
     label = custom_label([*base, *csv])
-    assert label.startswith("csv-my_data-") and len(label.split("-")[-1]) == 8
+    assert label.startswith("my_data-") and len(label.split("-")[-1]) == 8  # the file, not csv
     assert custom_label([*reversed(csv), "seed=3"]) == label  # order and paper keys ignored
     assert custom_label([*csv, "grid.m=[1]"]) != label
     assert custom_label(["grid.k=[2]"]).isalnum() and len(custom_label(["grid.k=[2]"])) == 8
     assert custom_label(["dataset=adult"]).startswith("adult-")
     assert custom_label(["dataset.path=/x/y.csv.gz"]).startswith("y-")
+    assert custom_label(["dataset.path=/x/fair-2.csv", "dataset.name=ward_3"]).startswith("ward_3-")
+    mcd = ["/dataset@datasets.mcd=csv", "datasets.mcd.path=/x/b.csv", "/dataset@datasets.a=adult"]
+    assert custom_label(mcd).startswith("adult-b-")  # each data set once, the file's by its stem
     assert run_folder("census_ir", overrides=base) == "census_ir"
     assert run_folder("census_ir", reading="r", overrides=base) == "census_ir@r"
     assert run_folder("census_ir", overrides=[*base, *csv]) == f"census_ir~{label}"
@@ -227,9 +230,9 @@ def test_a_custom_run_leaves_the_paper_folder_untouched(tmp_path):
     assert snapshot(folder) == before  # byte for byte, not even rewritten
     [other] = [p for p in (results / "quick").iterdir() if p.name != "census_ir"]
     assert other.name == f"census_ir~{custom_label(custom_args)}"
-    assert other.name.startswith("census_ir~csv-mine-")
+    assert other.name.startswith("census_ir~mine-")
     assert f"{other / 'results.parquet'}" in custom.stdout
-    assert f"{other.name} [csv]" in custom.stderr
+    assert f"{other.name} [mine]" in custom.stderr
     info = json.loads((other / "run.json").read_text())
     assert info["provenance"] == CUSTOM and info["experiment"] == "census_ir"
     assert info["overrides"][1:5] == custom_args

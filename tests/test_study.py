@@ -4,6 +4,7 @@ them, and the Python study equal to the command line's."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -67,7 +68,8 @@ def test_a_preset_on_a_users_data_leaves_out_what_the_data_cannot_take(compose_c
     left = [n for n in experiment.notes if "left out" in n]
     assert len(left) == 2 and all("public bounds" in n for n in left)
     assert all(f.title.endswith("(custom run of census_ir)") for f in experiment.figures)
-    assert all("signed.csv" in f.title for f in experiment.figures)
+    assert all(" on signed (custom run" in f.title for f in experiment.figures)  # its stem
+    assert experiment.data_names == {"csv": "signed"}
 
 
 def test_bounds_are_asked_once_for_every_column_with_a_line_to_paste(compose_config, signed_csv):
@@ -199,3 +201,68 @@ def test_the_arena_on_a_users_data_leaves_out_its_attack_on_census(compose_confi
     attack = {"name": "attack", "about": "census"}
     assert fit_tables([attack], ["census"]) == ([attack], [])  # kept on its own data
     assert fit_tables([attack], None) == ([attack], [])  # the experiment's own data
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """The figures a run draws in this process, as matplotlib made them."""
+    import anonlab.plotting.curves as curves
+
+    figures, draw = [], curves.plot_curves
+
+    def spy(table, spec):
+        figures.append(draw(table, spec))
+        return figures[-1]
+
+    monkeypatch.setattr(curves, "plot_curves", spy)
+    return figures
+
+
+def _texts(figures) -> list[str]:
+    return [f.get_suptitle() for f in figures] + [a.get_title() for f in figures for a in f.axes]
+
+
+def test_a_named_study_names_its_folder_and_figures(tmp_path, signed_csv, drawn):
+    frame = pd.read_csv(signed_csv)
+    kwargs = {"reps": 1, "n_jobs": 1, "seed": 3, "folder": tmp_path}
+    fair = anonlab.study(frame, ["ir"], {"k": [2, 4]}, ["re"], name="fair", figures=True, **kwargs)
+    other = anonlab.study(frame, ["ir"], {"k": [2, 4]}, ["re"], name="other", **kwargs)
+    folders = sorted(p.name for p in (tmp_path / "results").iterdir())
+    assert [f.split("-")[0] for f in folders] == ["study~fair", "study~other"]
+    assert all(len(f.split("-")[-1]) == 8 for f in folders)  # and the overrides' hash
+    (title,) = [f.get_suptitle() for f in drawn]
+    assert title.endswith(" on fair") and not any("csv" in t for t in _texts(drawn))
+    # only names change: the same rows, the data recorded by its copy's path
+    pd.testing.assert_frame_equal(fair, other)
+    info = json.loads((tmp_path / "results" / folders[0] / "run.json").read_text())
+    assert info["datasets"][0]["name"] == "csv" and info["datasets"][0]["shown"] == "fair"
+    path = Path(info["config"]["dataset"]["path"])
+    assert path.name == "fair.csv" and path.parent.name.startswith("data-")
+    assert pd.read_csv(path).equals(frame)
+
+
+def test_a_csv_is_named_by_its_stem_in_facets_titles_and_folder(tmp_path, signed_csv, drawn):
+    path = tmp_path / "x" / "patients.csv"
+    path.parent.mkdir()
+    path.write_bytes(signed_csv.read_bytes())
+    status = cli.run(
+        [
+            "+experiment=study",
+            f"dataset.path={path}",
+            "dataset.numeric=[x,y,z]",
+            "methods=[ir]",
+            "metrics=[re]",
+            "grid.k=[2,4]",
+            "reps=1",
+            "n_jobs=1",
+            "figures=[{name: by_data, metric: re, x: k, facet: dataset, series: null}]",
+            f"results_dir={tmp_path / 'out'}",
+        ]
+    )
+    assert status == 0
+    (folder,) = (tmp_path / "out").iterdir()
+    assert folder.name.startswith("study~patients-")
+    texts = _texts(drawn)
+    assert "dataset = patients" in texts and "csv" not in " ".join(texts)
+    assert drawn[0].get_suptitle().startswith("Relative error") and " on patients " in texts[0]
+    assert set(pd.read_parquet(folder / "results.parquet")["dataset"]) == {"csv"}

@@ -27,6 +27,7 @@ from anonlab.runner.execute import (
 )
 from anonlab.runner.fit import (
     data_label,
+    data_names,
     derived_figures,
     fit_figures,
     fit_grid,
@@ -80,10 +81,13 @@ class Experiment:
     #: what the user declared themselves (:class:`~anonlab.runner.validate.Given`), the
     #: policy the fit stage followed
     given: Mapping[str, Any] = field(default_factory=dict)
-    provenance: str = "paper"  # or "custom" (anonlab.provenance.provenance)
+    provenance: str = "paper"  # or "own", "custom" (anonlab.provenance.provenance)
     notes: tuple[str, ...] = ()  # what validation adjusted, said once before the run
     # {metric: {option: value}}, validated; the methods' options are on their cells
     metric_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: {data set: the name its figures show} where the two differ (a user's file by its
+    #: stem, :func:`~anonlab.runner.fit.data_names`); the results keep the data set's name
+    data_names: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -293,7 +297,9 @@ def build_experiment(config: Mapping[str, Any] | Declared) -> Experiment:
         declared.runner,
         reading=config.get("reading"),
         overrides=declared.overrides,
-        provenance=provenance(declared.overrides),
+        provenance=provenance(
+            declared.overrides, paper=bool((config.get("experiment") or {}).get("paper"))
+        ),
         given=given.record(),
         notes=tuple(
             n
@@ -312,6 +318,7 @@ def build_experiment(config: Mapping[str, Any] | Declared) -> Experiment:
             if n
         ),
         metric_options=metric_options,
+        data_names=data_names(datasets, configs),
     )
 
 
@@ -430,7 +437,8 @@ def run_grid(
                         n_jobs=experiment.n_jobs,
                         progress=progress,
                         runner=experiment.runner,
-                        label=f"{experiment.label} [{dataset.name}]"
+                        label=f"{experiment.label} "
+                        f"[{experiment.data_names.get(dataset.name, dataset.name)}]"
                         + (f" reps {first}-{reps - 1}" if look else ""),
                         metric_options=experiment.metric_options,
                         workers=workers,
@@ -522,6 +530,12 @@ def run_experiment(
                 "datasets": [
                     {
                         "name": d.name,
+                        # the name its figures show, where it differs (a user's file)
+                        **(
+                            {"shown": experiment.data_names[d.name]}
+                            if d.name in experiment.data_names
+                            else {}
+                        ),
                         "n": d.n,
                         "attributes": [
                             {k: v for k, v in vars(a).items() if k != "taxonomy"}

@@ -22,6 +22,7 @@ from typing import Any
 from anonlab.datasets import DATA_DOMAINS, Dataset
 from anonlab.datasets.axes import VIEW_AXES
 from anonlab.datasets.build import observed_bounds, unbounded
+from anonlab.datasets.sources import shown_name
 from anonlab.methods import grid_axes, method_class, split_variant
 from anonlab.metrics import AttributeMetric, ReleaseMetric
 from anonlab.plotting import FigureSpec, metric_name
@@ -120,7 +121,7 @@ def bounds_error(
     command line's overrides, or, ``python``, the arguments of :func:`anonlab.study`)."""
     by_name = {d.name: d for d in datasets}
     label = {
-        d.name: "the frame" if python else data_label([d], [c])
+        d.name: "the frame" if python else _file_or_name(d, c)
         for d, c in zip(datasets, configs, strict=True)
     }
     lines = [
@@ -312,9 +313,25 @@ def retitled(figures: Sequence[FigureSpec], experiment: str, data: str) -> tuple
     )
 
 
+def data_names(datasets: Sequence[Dataset], configs: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """The names figures show for the run's data sets where they differ from those the
+    results hold (:func:`~anonlab.datasets.sources.shown_name`: a user's file by its stem),
+    e.g. ``{"csv": "patients"}``; empty for the papers' data, and when two data sets would
+    show alike (the results' names then stand)."""
+    shown = {d.name: shown_name(c) for d, c in zip(datasets, configs, strict=True)}
+    if len(set(shown.values())) < len(shown):
+        return {}
+    return {name: label for name, label in shown.items() if label != name}
+
+
 def data_label(datasets: Sequence[Dataset], configs: Sequence[Mapping[str, Any]]) -> str:
-    """How figure titles name the data: a CSV by its file name, any other by its name."""
-    return ", ".join(
-        Path(str(c["path"])).name if c.get("loader") == "csv" and c.get("path") else d.name
-        for d, c in zip(datasets, configs, strict=True)
-    )
+    """How figure titles name the data: each data set as the figures show it
+    (:func:`data_names`), ``patients`` for ``dataset.path=/x/patients.csv``."""
+    names = data_names(datasets, configs)
+    return ", ".join(names.get(d.name, d.name) for d in datasets)
+
+
+def _file_or_name(dataset: Dataset, config: Mapping[str, Any]) -> str:
+    """How an error names the data: a CSV by its file name, any other by its name."""
+    path = config.get("path")
+    return Path(str(path)).name if config.get("loader") == "csv" and path else dataset.name

@@ -9,6 +9,7 @@ Nothing here computes a release.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,6 +47,15 @@ def draw_figure(table: pd.DataFrame, spec: FigureSpec, directory: Path) -> list[
     except ParameterError as error:
         return f"figure {spec.name!r} is not drawn: {error}"
     return save_figure(drawn, directory, spec.name)
+
+
+def shown_data(table: pd.DataFrame, names: Mapping[str, str]) -> pd.DataFrame:
+    """``table`` with its data sets named as the figures show them (``names``,
+    :attr:`~anonlab.runner.experiment.Experiment.data_names`: ``csv`` → ``patients``), for
+    drawing; the stored results keep their names. ``table`` itself when none differs."""
+    if not names or "dataset" not in table:
+        return table
+    return table.assign(dataset=table["dataset"].map(lambda name: names.get(name, name)))
 
 
 def stored_results(experiment: Experiment) -> pd.DataFrame:
@@ -129,7 +139,8 @@ def render_experiment(
     # starting the workers (about 1.5 s of imports) pays for itself
     parallel = len(figures) > 1 and pool.running() or len(figures) > PARALLEL_FIGURES
     workers = experiment.n_jobs if parallel else 1
-    drawn = dict(map_tasks(draw_figure, [(table, spec, directory) for spec in figures], workers))
+    shown = shown_data(table, experiment.data_names)
+    drawn = dict(map_tasks(draw_figure, [(shown, spec, directory) for spec in figures], workers))
     for i in range(len(figures)):
         if isinstance(drawn[i], str):
             note(drawn[i])

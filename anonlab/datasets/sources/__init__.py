@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Mapping
+from typing import Any
 
 from anonlab.datasets.axes import register_axis
 from anonlab.datasets.sources.base import Source
+from anonlab.provenance import file_stem
 
-__all__ = ["SOURCES", "Source", "register_source"]
+__all__ = ["SOURCES", "Source", "register_source", "shown_name"]
 
 #: the modules whose sources come first, in this order (the papers' data, then a user's
 #: CSV); any other module of the package follows, by name
@@ -42,6 +45,20 @@ def register_source(source: Source) -> Source:
     for axis in source.axes:
         register_axis(axis)
     return source
+
+
+def shown_name(config: Mapping[str, Any]) -> str:
+    """How figures and their titles name the data set of a dataset config: a user's file
+    (a source that reads ``dataset.path``, :attr:`Source.needs_file`) that keeps its
+    loader's name (``name: csv``) by the file's stem, ``patients`` for
+    ``/x/patients.csv``; any other data set by its ``name``, the papers' included. Only
+    the name shown: results and seeds keep the config's ``name``."""
+    loader = str(config.get("loader"))
+    name = str(config.get("name", loader))
+    source, path = SOURCES.get(loader), config.get("path")
+    if source is not None and source.needs_file and path and name == source.name:
+        return file_stem(str(path)) or name
+    return name
 
 
 def _discover() -> None:
