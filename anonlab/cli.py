@@ -1,6 +1,6 @@
 """The command line: ``anonlab run +experiment=census_ir [overrides]`` (the same as
 ``python run.py +experiment=census_ir [overrides]``), ``anonlab report [DIR]`` and
-``anonlab list``.
+``anonlab list [--config-dir DIR]``.
 
 :func:`run` composes the config from ``conf/`` (or ``--config-path``) and the overrides,
 validates every experiment it names (:func:`declared_runs`: the engine's first stage,
@@ -250,12 +250,11 @@ def execute(
         print(build_report(results if profile == PAPER_PROFILE else results / profile))
 
 
-def split_config_path(argv: Sequence[str]) -> tuple[Path, list[str]]:
-    """The config dir (``--config-path DIR`` / ``--config-path=DIR``, else ``conf/``) and
-    the overrides. ``--config-dir DIR`` (``-cd``) adds a folder of one's own to the search
-    path, as Hydra's flag does: ``DIR/experiment/NAME.yaml`` runs as ``+experiment=NAME``
-    beside the package's configs (the override ``hydra.searchpath=[file://DIR]``)."""
-    conf_dir, overrides, extra, args = CONF_DIR, [], [], list(argv)
+def split_config_dirs(argv: Sequence[str]) -> tuple[Path, list[Path], list[str]]:
+    """The config dir (``--config-path DIR`` / ``--config-path=DIR``, else ``conf/``), the
+    folders of one's own added beside it (``--config-dir DIR``, ``-cd``, each a folder, in
+    the order given) and the other arguments."""
+    conf_dir, own, rest, args = CONF_DIR, [], [], list(argv)
     while args:
         arg = args.pop(0)
         flag, equals, value = arg.partition("=")
@@ -270,13 +269,22 @@ def split_config_path(argv: Sequence[str]) -> tuple[Path, list[str]]:
             elif not folder.is_dir():
                 raise ParameterError(f"{flag}={value!r} is not a folder")
             else:
-                extra.append(folder.as_uri())
+                own.append(folder)
         else:
-            overrides.append(arg)
+            rest.append(arg)
     if not (conf_dir / "config.yaml").is_file():
         raise ParameterError(f"--config-path={str(conf_dir)!r} holds no config.yaml")
-    if extra:
-        overrides.append(f"hydra.searchpath=[{','.join(extra)}]")
+    return conf_dir, own, rest
+
+
+def split_config_path(argv: Sequence[str]) -> tuple[Path, list[str]]:
+    """The config dir (``--config-path DIR`` / ``--config-path=DIR``, else ``conf/``) and
+    the overrides. ``--config-dir DIR`` (``-cd``) adds a folder of one's own to the search
+    path, as Hydra's flag does: ``DIR/experiment/NAME.yaml`` runs as ``+experiment=NAME``
+    beside the package's configs (the override ``hydra.searchpath=[file://DIR]``)."""
+    conf_dir, own, overrides = split_config_dirs(argv)
+    if own:
+        overrides.append(f"hydra.searchpath=[{','.join(f.as_uri() for f in own)}]")
     return conf_dir, overrides
 
 
@@ -408,10 +416,11 @@ def hydra_mode(argv: Sequence[str]) -> bool:
     return any(a.startswith("-") and a.partition("=")[0] not in own for a in argv)
 
 
-def listing(conf_dir: Path = CONF_DIR) -> str:
+def listing(conf_dir: Path = CONF_DIR, own: Sequence[Path] = ()) -> str:
     """What exists, a line each with its description (:mod:`anonlab.listing`): every
     registered method (with the grid axes it depends on and its guarantee), metric, grid
-    axis, data set config, data source and paper experiment."""
+    axis, data set config, data source and paper experiment, and the data set configs and
+    experiments of the folders of one's own ``own`` (``--config-dir DIR``)."""
     import anonlab.listing as tables
     from anonlab.datasets import LOADERS
 
@@ -430,7 +439,8 @@ def listing(conf_dir: Path = CONF_DIR) -> str:
     ]
     lines += ["", f"data sets (dataset=NAME; loaders {', '.join(LOADERS)}):"]
     lines += [
-        f"  {name:24} {row.description}" for name, row in tables.list_datasets(conf_dir).iterrows()
+        f"  {name:24} {row.description}"
+        for name, row in tables.list_datasets(conf_dir, own).iterrows()
     ]
     lines += ["", "data sources (dataset.loader=NAME):"]
     lines += [f"  {name:24} {row.description}" for name, row in tables.list_sources().iterrows()]
@@ -439,6 +449,9 @@ def listing(conf_dir: Path = CONF_DIR) -> str:
         f"  {name:24} {row.paper} {row.targets}: {row.description}"
         for name, row in tables.list_experiments(conf_dir).iterrows()
     ]
+    for name, row in tables.list_own_experiments(own, conf_dir).iterrows():
+        line = f"  {name:24} own ({row.folder})" + (f" {row.targets}" if row.targets else "")
+        lines.append(line + (f": {row.description}" if row.description else ""))
     return "\n".join(lines)
 
 
@@ -486,7 +499,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands.add_parser(
         "report", help="write the reproduction report of DIR (results)", add_help=False
     )
-    commands.add_parser("list", help="list methods, metrics, data sets and experiments")
+    commands.add_parser(
+        "list",
+        help="list methods, metrics, data sets and experiments ([--config-dir DIR]: and yours)",
+    )
     if args[:1] in (["-h"], ["--help"]):
         parser.print_help()
         return 0
@@ -517,10 +533,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         from anonlab.report.__main__ import main as report
 
         return report(rest)
-    if rest:
-        print(f"error: anonlab list takes no arguments, got {rest}", file=sys.stderr)
+    try:  # the folders of one's own, as `run` takes them
+        conf_dir, own, rest = split_config_dirs(rest)
+        if rest:
+            raise ParameterError(
+                f"anonlab list takes no arguments but --config-dir DIR, got {rest}"
+            )
+        text = listing(conf_dir, own)
+    except ERRORS as error:
+        print(error_line(error), file=sys.stderr)
         return USAGE_ERROR
-    print(listing())
+    print(text)
     return 0
 
 

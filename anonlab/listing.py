@@ -1,14 +1,15 @@
 """What exists, as tables: ``anonlab.list_methods()``, ``anonlab.list_metrics()``,
 ``anonlab.list_datasets()`` and ``anonlab.list_experiments()``, each a DataFrame indexed by
-name with a one-line ``description``, derived from the classes and configs themselves, and
-:func:`list_axes` and :func:`list_sources`, from the declared grid axes and data sources;
-``anonlab list`` prints them.
+name with a one-line ``description``, derived from the classes and configs themselves,
+:func:`list_axes` and :func:`list_sources`, from the declared grid axes and data sources,
+and :func:`list_own_experiments`, of the folders of one's own; ``anonlab list`` prints them.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -66,19 +67,33 @@ def list_metrics() -> pd.DataFrame:
     return _table(rows, "metric")
 
 
-def list_datasets(conf_dir: Path = CONF_DIR) -> pd.DataFrame:
+def _opening_comment(text: str) -> str:
+    """The first sentence of a YAML file's comment lines (``# @package`` left out)."""
+    comment = [
+        line.lstrip("# ").strip()
+        for line in text.splitlines()
+        if line.startswith("#") and not line.startswith("# @package")
+    ]
+    return first_sentence(" ".join(comment))
+
+
+def list_datasets(conf_dir: Path = CONF_DIR, own: Sequence[Path] = ()) -> pd.DataFrame:
     """Every data set config (``dataset=NAME``): ``description`` (the config's opening
-    comment) and ``loader``."""
+    comment) and ``loader``; those of ``conf_dir``, then those of the folders of one's own
+    ``own`` (``--config-dir DIR``) that ``conf_dir`` does not hold."""
     import yaml
 
     rows = {}
-    for path in sorted((conf_dir / "dataset").glob("*.yaml")):
-        text = path.read_text(encoding="utf-8")
-        comment = [line.lstrip("# ").strip() for line in text.splitlines() if line.startswith("#")]
-        rows[path.stem] = {
-            "description": first_sentence(" ".join(comment)),
-            "loader": (yaml.safe_load(text) or {}).get("loader"),
-        }
+    for folder in (conf_dir, *own):
+        for path in sorted((Path(folder) / "dataset").glob("*.yaml")):
+            text = path.read_text(encoding="utf-8")
+            rows.setdefault(
+                path.stem,
+                {
+                    "description": _opening_comment(text),
+                    "loader": (yaml.safe_load(text) or {}).get("loader"),
+                },
+            )
     return _table(rows, "dataset")
 
 
@@ -153,6 +168,44 @@ def list_experiments(conf_dir: Path = CONF_DIR) -> pd.DataFrame:
     return _table(rows, "experiment")
 
 
+def list_own_experiments(own: Sequence[Path], conf_dir: Path = CONF_DIR) -> pd.DataFrame:
+    """The experiments of one's own (``experiment.paper: null``) in the folders ``own``
+    (``DIR/experiment/NAME.yaml``, run with ``--config-dir DIR +experiment=NAME``), each
+    checked as :func:`~anonlab.catalog.custom_experiments` checks it: ``description`` (its
+    first target's title, else its opening comment), ``targets`` and ``folder``. A name
+    that a paper experiment of ``conf_dir`` already has is a
+    :class:`~anonlab.validation.ParameterError`: ``+experiment=NAME`` would run the
+    paper's."""
+    import yaml
+
+    from anonlab.catalog import EXPERIMENT_DIR, custom_experiments, experiment_names
+    from anonlab.validation import ParameterError
+
+    papers = set(experiment_names(conf_dir))
+    rows = {}
+    for folder in own:
+        for name in custom_experiments(Path(folder)):
+            path = Path(folder) / EXPERIMENT_DIR / f"{name}.yaml"
+            if name in papers:
+                raise ParameterError(
+                    f"{path}: experiment {name!r} is a paper experiment's name; "
+                    "+experiment=NAME would run the paper's, so rename the file"
+                )
+            text = path.read_text(encoding="utf-8")
+            block = (yaml.safe_load(text) or {}).get("experiment") or {}
+            targets = [t for t in block.get("targets") or () if isinstance(t, Mapping)]
+            title = str(targets[0].get("title") or "") if targets else ""
+            rows.setdefault(
+                name,
+                {
+                    "description": title or _opening_comment(text),
+                    "targets": ", ".join(str(t.get("id") or "") for t in targets),
+                    "folder": str(folder),
+                },
+            )
+    return _table(rows, "experiment")
+
+
 def _choices(option_choices: dict) -> str:
     return "; ".join(
         f"{option}: {', '.join(map(str, choices))}" for option, choices in option_choices.items()
@@ -167,17 +220,23 @@ def _table(rows: dict[str, dict], index: str) -> pd.DataFrame:
 
 # --- the documentation's tables, derived from the same listings --------------------------
 
-#: where each generated table lives: (file, marker) → the lines between
-#: ``<!-- <marker>:start -->`` and ``<!-- <marker>:end -->``
+#: where each generated table is shown: the page (or the README section it includes)
+#: holding the block ``<!-- <marker>:start -->`` … ``<!-- <marker>:end -->``, which the
+#: documentation build fills with the code's table (:func:`render_doc_tables`, called by
+#: the hook ``docs/_ext/doc_tables.py``); what the files hold between the markers is
+#: never read
 DOC_TABLES = {
-    "methods-table": "README.md",
+    "methods-table": "docs/guide/methods.md",
     "metrics-table": "docs/guide/metrics.md",
     "guarantees-table": "docs/guide/methods.md",
+    "axes-table": "docs/reference/axes.md",
+    "datasets-table": "docs/reference/datasets.md",
 }
 
 #: the m, ε, k and t the guarantees table is computed at; its ε values are shown as the
 #: symbols they equal (ε/m, ε, m·ε)
 GUARANTEE_GRID = {"m": 3, "epsilon": 0.5, "k": 4, "t": 0.3}
+_BLOCK = re.compile(r"<!-- ([a-z]+-table):start -->\n.*?<!-- \1:end -->", re.DOTALL)
 
 
 def _cell(text: str) -> str:
@@ -185,7 +244,7 @@ def _cell(text: str) -> str:
 
 
 def methods_markdown() -> str:
-    """The README's table of methods (:func:`list_methods`): name and aliases, what it
+    """The methods guide's table of methods (:func:`list_methods`): name and aliases, what it
     does (its docstring's first sentence), grid axes and capability tags."""
     from anonlab.methods import ALIASES
     from anonlab.plotting.names import AXIS_SYMBOLS
@@ -293,34 +352,72 @@ def guarantees_markdown() -> str:
     return "\n".join(rows)
 
 
+def axes_markdown() -> str:
+    """The grid axes' table (:func:`list_axes`): name, label and symbol (as figures and
+    claims show it), values, default and whose axis it is."""
+    rows = ["| axis | label | symbol | values | default | of |", "|---|---|---|---|---|---|"]
+    for name, row in list_axes().iterrows():
+        default = "—" if pd.isna(row["default"]) else f"{row['default']:g}"
+        cells = (row["label"], row["symbol"], row["values"], default, row["of"])
+        rows.append(f"| `{name}` | " + " | ".join(_cell(c) for c in cells) + " |")
+    return "\n".join(rows)
+
+
+def datasets_markdown() -> str:
+    """The data sources' table (:func:`list_sources`): name, what it is, the vendored files
+    it reads, the config keys its reader takes, and the data set configs that view it."""
+    configs = list_datasets()
+    rows = [
+        "| source (`dataset.loader=`) | what | files | options | configs (`dataset=`) |",
+        "|---|---|---|---|---|",
+    ]
+    for name, row in list_sources().iterrows():
+        views = ", ".join(f"`{c}`" for c in configs.index[configs["loader"] == name]) or "—"
+        cells = (row["description"], row["files"] or "—", row["options"] or "—")
+        rows.append(f"| `{name}` | " + " | ".join(_cell(c) for c in cells) + f" | {views} |")
+    return "\n".join(rows)
+
+
 def doc_table(marker: str) -> str:
     """The generated table for ``marker`` (:data:`DOC_TABLES`)."""
-    return {
+    makers = {
         "methods-table": methods_markdown,
         "metrics-table": metrics_markdown,
         "guarantees-table": guarantees_markdown,
-    }[marker]()
+        "axes-table": axes_markdown,
+        "datasets-table": datasets_markdown,
+    }
+    if marker not in makers:
+        raise ValueError(f"no generated table {marker!r}; the tables are {sorted(makers)}")
+    return makers[marker]()
 
 
-def write_doc_tables(root: Path) -> list[Path]:
-    """Rewrite every generated table in the files under ``root`` that hold it; returns
-    the files changed."""
-    changed = []
-    for marker, name in DOC_TABLES.items():
-        path = root / name
-        text = path.read_text(encoding="utf-8")
-        start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
-        head, found, rest = text.partition(start)
-        _, closed, tail = rest.partition(end)
-        if not (found and closed):
-            raise ValueError(f"{path}: no {start} … {end} block")
-        new = f"{head}{start}\n{doc_table(marker)}\n{end}{tail}"
-        if new != text:
-            path.write_text(new, encoding="utf-8")
-            changed.append(path)
-    return changed
+def render_doc_tables(text: str) -> str:
+    """``text`` (a page's Markdown) with every generated table's block,
+    ``<!-- <marker>:start -->`` … ``<!-- <marker>:end -->``, filled with the code's table
+    (:func:`doc_table`), as the documentation build shows it: what the block held (a line
+    saying where the table is) is replaced, so the files never need regenerating."""
+    return _BLOCK.sub(
+        lambda m: f"<!-- {m[1]}:start -->\n{doc_table(m[1])}\n<!-- {m[1]}:end -->", text
+    )
 
 
-if __name__ == "__main__":  # python -m anonlab.listing: refresh the docs' tables
-    for written in write_doc_tables(Path.cwd()):
-        print(f"wrote {written}")
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m anonlab.listing [MARKER …]``: print the generated tables (all, or those
+    named, :data:`DOC_TABLES`) as the documentation build writes them."""
+    import sys
+
+    markers = list(sys.argv[1:] if argv is None else argv) or list(DOC_TABLES)
+    unknown = [m for m in markers if m not in DOC_TABLES]
+    if unknown:
+        print(
+            f"error: no generated table {unknown}; choose from {list(DOC_TABLES)}", file=sys.stderr
+        )
+        return 2
+    for marker in markers:
+        print(f"<!-- {marker}: {DOC_TABLES[marker]} -->\n{doc_table(marker)}\n")
+    return 0
+
+
+if __name__ == "__main__":  # python -m anonlab.listing: the docs' tables, printed
+    raise SystemExit(main())

@@ -1,7 +1,7 @@
-"""The extension test, following the README's "Adding a method" only: a method with a
-grid axis of its own, a metric and a figure with a claim are each one new file in a
-scratch copy of the package, and the run, the listing, the docs' tables, the claim's
-verdict and the conformance kit all pick them up with no other file touched."""
+"""The extension test, following the extension guide (docs/guide/contributing.md) only: a
+method with a grid axis of its own, a metric and a figure with a claim are each one new
+file in a scratch copy of the package, and the run, the listing, the docs' tables, the
+claim's verdict and the conformance kit all pick them up with no other file touched."""
 
 from __future__ import annotations
 
@@ -13,30 +13,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from scratch import scratch_package, tree_digest
 
 pytestmark = pytest.mark.integration  # runs the engine in a process on a copy of the package
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "extension"
-#: folders of the scratch package that receive a new file (all else is linked)
+#: folders of the scratch package that receive a new file (copied; all else is linked)
 ADDED = {
     "methods": "rounded_laplace.py",
     "metrics": "mean_shift.py",
     "conf/experiment": "extension_study.yaml",
 }
-
-
-def _linked(source: Path, target: Path, real: set[str], at: str = "") -> None:
-    """``target`` as a folder whose entries link to ``source``'s, except the folders named
-    in ``real`` (relative paths), which are made of links in turn; compiled caches are
-    linked, so the compiled kernels are not compiled again."""
-    target.mkdir(parents=True)
-    for child in source.resolve().iterdir():
-        where = f"{at}/{child.name}".lstrip("/")
-        if where in real or any(r.startswith(f"{where}/") for r in real):
-            _linked(child, target / child.name, real, where)
-        else:
-            (target / child.name).symlink_to(child.resolve())
 
 
 SCRIPT = """
@@ -76,12 +64,12 @@ print(json.dumps({
 
 def test_a_method_a_metric_and_a_figure_are_one_file_each(tmp_path):
     package = tmp_path / "anonlab"
-    _linked(ROOT / "anonlab", package, set(ADDED))
+    live = tree_digest(ROOT / "anonlab", ADDED)
     # the package finds its configs beside config.py's resolved path: a copy, not a link
-    (package / "config.py").unlink()
-    shutil.copy(ROOT / "anonlab" / "config.py", package / "config.py")
+    scratch_package(ROOT / "anonlab", package, ADDED, copied={"config.py"})
     for folder, name in ADDED.items():
         shutil.copy(FIXTURES / name, package / folder / name)
+        assert (package / folder / name).resolve().is_relative_to(tmp_path)
     environment = {**os.environ, "PYTHONPATH": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(tmp_path / "results")],
@@ -104,3 +92,4 @@ def test_a_method_a_metric_and_a_figure_are_one_file_each(tmp_path):
     # the conformance kit passes both, built from what they declare alone
     assert all(out["conforms"]) and "bad_axis_values_refused" in out["conforms"][0]
     assert out["custom"]
+    assert tree_digest(ROOT / "anonlab", ADDED) == live  # the live package untouched

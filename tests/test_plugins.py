@@ -17,6 +17,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from scratch import scratch_package, tree_digest
 
 from anonlab import conformance
 from anonlab.axes import Axis
@@ -177,30 +178,18 @@ print(json.dumps({
 """
 
 
-def _linked(source: Path, target: Path, real: set[str], at: str = "") -> None:
-    """``target`` as a folder whose entries link to ``source``'s, except the folders named
-    in ``real`` (relative paths), which are made of links in turn."""
-    target.mkdir(parents=True)
-    for child in source.resolve().iterdir():
-        where = f"{at}/{child.name}".lstrip("/")
-        if where in real or any(r.startswith(f"{where}/") for r in real):
-            _linked(child, target / child.name, real, where)
-        else:
-            (target / child.name).symlink_to(child.resolve())
-
-
 def test_one_new_file_each_is_discovered(tmp_path):
     """In a copy of the package, the two files added to anonlab/datasets/axes/ and
     anonlab/datasets/sources/ run from the command line, validated by the cached facts
     of the code (nothing imported first), and pass the conformance kit."""
     package = tmp_path / "anonlab"
     added = {"datasets/axes": "records.py", "datasets/sources": "tiny.py"}
-    _linked(ROOT / "anonlab", package, {*added, "__pycache__"})
+    live = tree_digest(ROOT / "anonlab", added)
     # the code the cached facts are of is the copy's (PACKAGE_DIR beside provenance.py)
-    (package / "provenance.py").unlink()
-    shutil.copy(ROOT / "anonlab" / "provenance.py", package / "provenance.py")
+    scratch_package(ROOT / "anonlab", package, added, copied={"provenance.py"})
     for folder, name in added.items():
         shutil.copy(FIXTURES / name, package / folder / name)
+        assert (package / folder / name).resolve().is_relative_to(tmp_path)
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(tmp_path / "results"), *BASE, "grid.n=[10,20]"],
         cwd=tmp_path,
@@ -213,3 +202,4 @@ def test_one_new_file_each_is_discovered(tmp_path):
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["status"] == 0 and out["n"] == [10, 20] and out["dtype"] == "Int64"
     assert "views_a_data_set" in out["conforms"][0] and "reads_a_table" in out["conforms"][1]
+    assert tree_digest(ROOT / "anonlab", added) == live  # the live package untouched

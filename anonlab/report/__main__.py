@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from anonlab.io import StorageError
-from anonlab.provenance import PAPER
+from anonlab.provenance import OWN, PAPER
 from anonlab.report.site import build_report
 from anonlab.report.view import load_runs
 
@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no results folder {str(args.results_dir)!r}", file=sys.stderr)
         return 2
     for run in load_runs(args.results_dir):  # a damaged table: one line, before any write
-        damage = run.damage() if run.provenance == PAPER else None  # tables it reads
+        damage = run.damage() if run.provenance in (PAPER, OWN) else None  # tables it reads
         if damage:
             print(f"error: {damage}", file=sys.stderr)
             return 2

@@ -485,11 +485,13 @@ def render_html(view: ReportView) -> str:
             for r in view.custom
         ]
         out.append(_rows_html(rows, ("folder", "experiment", "overrides", "run")))
-    for run, results in view.others:
+    for run, results in view.others:  # experiments of one's own: no paper
         out += [
             f"<h2>{_e(run.folder)}</h2>",
             '<p class="meta">' + " · ".join(_e(m) for m in run.meta()) + "</p>",
         ]
+        out += [_figure_html(p) for p in run.figures()]
+        out += [_table_html(p, table_legend(run, p.name)) for p in run.tables()]
         out += [_claim_html(ClaimView(r, []), NOTES_HTML) for r in results]
     out.append("</body></html>")
     return "\n".join(out)
@@ -547,6 +549,18 @@ def _claim_md(claim: ClaimView, command: str | None = None) -> list[str]:
     return out
 
 
+def _tables_md(run: Run, stems: Sequence[Path]) -> list[str]:
+    """The run's tables ``stems`` as the Markdown page shows them, each with its legend."""
+    out = []
+    for stem in stems:
+        md = stem.with_suffix(".md")
+        if md.is_file():
+            out += [f"**{stem.name}**", "", md.read_text(encoding="utf-8"), ""]
+            legend = table_legend(run, stem.name)
+            out += [f"*{_md(legend)}*", ""] if legend else []
+    return out
+
+
 def render_markdown(view: ReportView, figure_path: Callable[[Path], str]) -> str:
     """The Markdown page; ``figure_path`` maps a run's figure to the link the page uses."""
     out = [
@@ -579,12 +593,7 @@ def render_markdown(view: ReportView, figure_path: Callable[[Path], str]) -> str
             continue
         out += [" · ".join(t.run.meta()), ""]
         out += [f"![{p.stem}]({figure_path(p)})\n" for p in t.run.figures(t.target.figures)]
-        for stem in t.run.tables(t.target.tables):
-            md = stem.with_suffix(".md")
-            if md.is_file():
-                out += [f"**{stem.name}**", "", md.read_text(encoding="utf-8"), ""]
-                legend = table_legend(t.run, stem.name)
-                out += [f"*{_md(legend)}*", ""] if legend else []
+        out += _tables_md(t.run, t.run.tables(t.target.tables))
         if t.guarantees:
             out += ["What each method's releases guarantee:", "", md_table(t.guarantees), ""]
         if len(t.reading_counts) > 1:
@@ -625,8 +634,10 @@ def render_markdown(view: ReportView, figure_path: Callable[[Path], str]) -> str
                 ]
             )
         )
-    for run, results in view.others:
-        out += [f"## {run.folder}", ""]
+    for run, results in view.others:  # experiments of one's own: no paper
+        out += [f"## {run.folder}", "", " · ".join(run.meta()), ""]
+        out += [f"![{p.stem}]({figure_path(p)})\n" for p in run.figures()]
+        out += _tables_md(run, run.tables())
         for r in results:
             out += _claim_md(ClaimView(r, []))
         out.append("")

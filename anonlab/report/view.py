@@ -5,7 +5,9 @@ Markdown pages (:mod:`anonlab.report.render`) only lay this out.
 Runs are the ``<results_dir>/*/run.json`` folders. A run whose data and parameters are the
 paper's (``provenance: paper``, :mod:`anonlab.provenance`) is judged against its
 experiment's claims, which come from the experiment's config as it is now
-(:mod:`anonlab.catalog`: one source of paper knowledge); any other run is listed as a custom
+(:mod:`anonlab.catalog`: one source of paper knowledge). A run of an experiment of one's
+own (``provenance: own``: it names no paper, and runs as its YAML declares) is shown with its
+figures and tables, its claims judged by the same rules; any other run is listed as a custom
 configuration with its overrides, its claims not checked.
 """
 
@@ -23,7 +25,7 @@ import anonlab.catalog as catalog
 import anonlab.preregistration as preregistration
 from anonlab.config import CONF_DIR, PAPER_PROFILE
 from anonlab.preregistration import CONFIRMATORY, claim_digest
-from anonlab.provenance import CUSTOM, PAPER
+from anonlab.provenance import CUSTOM, OWN, PAPER
 from anonlab.report.claims import (
     CONTRADICTED,
     NOT_CHECKABLE,
@@ -74,7 +76,7 @@ class Run:
 
     @property
     def provenance(self) -> str:
-        """``paper`` or ``custom``; a run that did not record it counts as custom."""
+        """``paper``, ``own`` or ``custom``; a run that did not record it counts as custom."""
         return str(self.info.get("provenance") or CUSTOM)
 
     @property
@@ -630,9 +632,9 @@ def build_view(results_dir: Path, conf_dir: Path = CONF_DIR) -> ReportView:
     guarantees: dict[Path, list[dict[str, str]]] = {}
     for run in runs:
         entry = entries.get(run.experiment)
-        if run.provenance != PAPER:
+        if run.provenance not in (PAPER, OWN):
             custom.append(run)
-        elif entry is None:  # an experiment the configs do not name as a paper's
+        elif entry is None or run.provenance == OWN:  # no paper's: one's own experiment
             raw = catalog.resolved_claims(run.config)
             others.append((run, judge_claims(raw, run.table())))
         else:

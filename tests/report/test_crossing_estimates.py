@@ -6,7 +6,7 @@ verdict text is reproducible."""
 from __future__ import annotations
 
 import itertools
-import time
+import math
 
 import numpy as np
 import pandas as pd
@@ -17,10 +17,12 @@ from anonlab.report.claims import (
     REPRODUCED,
     WITHIN_NOISE,
     ResultsTable,
+    crossover,
     evaluate_claim,
     parse_claim,
 )
 from anonlab.report.claims.crossover import (
+    RESAMPLES,
     above_below,
     crossing_interval,
     crossing_intervals,
@@ -221,7 +223,11 @@ def test_the_vectorised_crossing_is_the_crossing_of_each_row():
             assert (low[i], high[i]) == crossing_interval(xs, above[i], below[i], mode)
 
 
-def test_the_estimate_is_cheap():
+def test_the_estimate_is_cheap(monkeypatch):
+    """What a within-noise crossover costs, counted rather than timed (a busy machine
+    changes the seconds, not the count): the repetitions that decide it are found by
+    doubling then bisection, a few looks where a scan would take one per count, and each
+    curve takes one pass for the verdict, one per look and one over all the resamples."""
     rows = [
         {**r, "epsilon": eps}
         for eps in (0.5, 1.0, 2.0, 5.0, 10.0)
@@ -229,9 +235,26 @@ def test_the_estimate_is_cheap():
     ]
     data = ResultsTable(table(rows, 4))
     raw = parse_claim({**CROSS, "min_share": 0.6, "tolerance_note": "t"})
-    baseline = evaluate_claim(raw, data)
-    assert baseline.status == WITHIN_NOISE and baseline.reps is not None
-    start = time.perf_counter()
-    for _ in range(5):
-        evaluate_claim(raw, data)
-    assert (time.perf_counter() - start) / 5 < 0.25  # the whole claim, on a busy machine
+    looks: list[int] = []  # the repetitions each look rebuilds both curves at
+    passes: list[int] = []  # the rows (resamples or one) of each pass over a curve
+    rebuild, locate = crossover.with_reps, crossover.crossing_intervals
+
+    def counted_look(q, reps):
+        looks.append(reps)
+        return rebuild(q, reps)
+
+    def counted_pass(xs, above, below, mode, step=None):
+        passes.append(len(above))
+        return locate(xs, above, below, mode, step)
+
+    monkeypatch.setattr(crossover, "with_reps", counted_look)
+    monkeypatch.setattr(crossover, "crossing_intervals", counted_pass)
+    found = evaluate_claim(raw, data)
+    assert found.status == WITHIN_NOISE and found.reps == 40
+    tried = sorted(set(looks))
+    assert len(looks) == 2 * len(tried)  # each count looked at once, both curves
+    bound = 2 * math.ceil(math.log2(found.reps))
+    assert len(tried) <= bound < found.reps - 4  # a scan from today's 4 would pass it
+    curves = 5
+    assert len(passes) == curves * (2 + len(tried))
+    assert sum(passes) == curves * (1 + len(tried) + RESAMPLES)
