@@ -1,5 +1,5 @@
-"""The README's own-data recipe on docs/examples/people.csv: negative values, dotted column
-names, and two text columns with hierarchy files (city, occupation)."""
+"""The own-data guide's recipe (docs/guide/own-data.md) on docs/examples/people.csv: negative
+values, dotted column names, and two text columns with hierarchy files (city, occupation)."""
 
 from __future__ import annotations
 
@@ -28,14 +28,19 @@ DATA = [
 # every registered method, a contributor's too, read off its declaration: those of numbers
 # only refuse the text columns up front; the synthetic-data baselines (records that are no
 # record's release) refuse this recipe's record-by-record metrics (re), and
-# tests/methods/test_synthetic.py runs them; every other method runs on the text columns
+# tests/methods/test_synthetic.py runs them; those that need categories (PRAM) refuse the
+# continuous balance.eur (tests/methods/test_pram.py); every other method runs on the text
+# columns
 NUMERICAL_ONLY = [name for name, cls in METHODS.items() if cls.numeric_only]
 SYNTHETIC = [
     name
     for name, cls in METHODS.items()
     if not cls.numeric_only and "record-aligned" not in cls.tags()
 ]
-CATEGORICAL = [name for name in METHODS if name not in (*NUMERICAL_ONLY, *SYNTHETIC)]
+CATEGORIES_ONLY = [name for name, cls in METHODS.items() if cls.needs_categories]
+CATEGORICAL = [
+    name for name in METHODS if name not in (*NUMERICAL_ONLY, *SYNTHETIC, *CATEGORIES_ONLY)
+]
 
 
 def run(

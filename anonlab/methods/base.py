@@ -87,6 +87,10 @@ class Method(ABC):
     needs_roles: ClassVar[tuple[str, ...]] = ()
     needs_bounds: ClassVar[bool] = False
     needs_class: ClassVar[bool] = False
+    #: whether every protected attribute needs a public set of categories to draw among
+    #: (a categorical attribute's taxonomy, or the whole numbers of a whole-numbered
+    #: attribute's domain): the method's :meth:`check_dataset` refuses any other (PRAM)
+    needs_categories: ClassVar[bool] = False
 
     #: the grid axes this method adds (or a shared one it constrains further), each an
     #: :class:`~anonlab.axes.Axis`: its range or check, label and symbol, test and bad
@@ -148,7 +152,8 @@ class Method(ABC):
     def tags(cls) -> tuple[str, ...]:
         """The method's capability tags: ``numeric-only``, ``clusters`` (its release
         carries a partition), ``record-aligned`` (released row i is record i in form
-        ``records``), ``randomized``, ``needs-roles``, ``needs-class``, ``public-bounds``."""
+        ``records``), ``randomized``, ``needs-roles``, ``needs-class``, ``public-bounds``,
+        ``needs-categories``."""
         aligned = cls.__dict__.get("record_aligned", getattr(cls, "record_aligned", True))
         flags = (
             ("numeric-only", cls.numeric_only),
@@ -158,6 +163,7 @@ class Method(ABC):
             ("needs-roles", bool(cls.needs_roles)),
             ("needs-class", cls.needs_class),
             ("public-bounds", cls.needs_bounds or cls.draws_laplace),
+            ("needs-categories", cls.needs_categories),
         )
         return tuple(tag for tag, holds in flags if holds)
 
