@@ -36,8 +36,29 @@ control records of equal numbers, the larger deduplicated part subsampled to the
 smaller's size (anonymeter fits a correction curve instead, which is undefined below
 1,000 control records: all its subsample sizes are equal); multivariate predicates use
 min(3, m) attributes; a numerical guess is right within 5 % of |guess| (anonymeter
-divides by the signed guess, so every negative guess is right). No baseline of random
-guesses is computed: the control attack is the baseline that enters the risk.
+divides by the signed guess, so every negative guess is right).
+
+Baseline. anonymeter also reports a BASELINE attack, random guesses, beside the main and
+control attacks: an attack whose success rate does not exceed the baseline's learns
+nothing from the release ("Attack is as good or worse as baseline model"). The control
+attack, not the baseline, enters the risk. Option ``report: rates`` makes each metric
+return, instead of the risk alone, one value per part (the ``attribute`` column of a run's
+results): ``risk``, and the Wilson rates ``attack_rate`` (main), ``control_rate`` and
+``baseline_rate``, the last computed as anonymeter does, in expectation where a draw has
+one (as ties above):
+
+* singling out: ``n_attacks`` random predicates, each on min(3, m) attributes (one in
+  ``univariate`` mode) drawn at random, each compared by a random operator (==, !=, <, >,
+  <=, >= for a number; ==, != for a category) with a random one of the released
+  attribute's distinct values; a success is a predicate matching exactly one of the same
+  training records as the main attack. The predicates are drawn from a stream jumped
+  from the metric's generator (:func:`~anonlab.metrics.base.side_stream`), so the risk
+  and every other metric's draws are those of ``report: risk``;
+* linkability: both halves pick a released record at random, linked with probability
+  1/N for N released records, so n/N expected successes;
+* inference: the secret of a released record drawn at random, right with the share of
+  released records whose secret is right for the target, summed over the main attack's
+  targets (anonymeter draws targets afresh: the same expectation).
 """
 
 from __future__ import annotations
@@ -50,7 +71,7 @@ from scipy.special import ndtri
 
 from anonlab.cost import Cost
 from anonlab.datasets import Attribute, Dataset
-from anonlab.metrics.base import CONTROL_SHARES, ReleaseMetric
+from anonlab.metrics.base import CONTROL_SHARES, ReleaseMetric, side_stream
 from anonlab.release import Release
 from anonlab.validation import ParameterError, check_choice, check_int
 
@@ -75,6 +96,12 @@ TOLERANCE = 0.05
 #: relative widening of a nearest distance that finds its exact ties (far above the
 #: rounding of an L1 sum of a few range-scaled terms)
 TIE_WIDENING = 1e-10
+#: ``report``: the risk alone, or one value per part: the risk and the Wilson rates of the
+#: main, control and baseline (random-guess) attacks
+REPORTS: tuple[str, ...] = ("risk", "rates")
+#: the jump of the metric generator's stream that the singling-out baseline draws from
+#: (:func:`~anonlab.metrics.base.side_stream`)
+BASELINE_STREAM = 1
 
 
 @dataclass(frozen=True)
@@ -102,7 +129,8 @@ def success_rate(n_total: int, n_success: float, confidence: float = CONFIDENCE)
 class AttackResult:
     """One attack's outcome: ``n_attacks`` per part, the expected successes against
     training (``main``) and control records, the Wilson rates, and the risk with its
-    interval (``risk``, ``low``, ``high``: clipped to [0, 1]; ``residual``: unclipped)."""
+    interval (``risk``, ``low``, ``high``: clipped to [0, 1]; ``residual``: unclipped);
+    when asked for, the random-guess ``baseline``'s expected successes and Wilson rate."""
 
     attack: str
     n_attacks: int
@@ -112,6 +140,8 @@ class AttackResult:
     control_rate: Rate
     residual: float
     error: float
+    baseline: float | None = None
+    baseline_rate: Rate | None = None
 
     @property
     def risk(self) -> float:
@@ -127,11 +157,17 @@ class AttackResult:
 
 
 def attack_result(
-    attack: str, n_attacks: int, main: float, control: float, confidence: float = CONFIDENCE
+    attack: str,
+    n_attacks: int,
+    main: float,
+    control: float,
+    confidence: float = CONFIDENCE,
+    baseline: float | None = None,
 ) -> AttackResult:
     """The risk of an attack with ``main`` and ``control`` expected successes out of
     ``n_attacks`` each: (r_main − r_control)/(1 − r_control), the error propagated to
-    first order from both rates' half-widths (Giomi et al. 2023, risk estimation)."""
+    first order from both rates' half-widths (Giomi et al. 2023, risk estimation); with
+    the ``baseline``'s expected successes, its Wilson rate too."""
     r_main = success_rate(n_attacks, main, confidence)
     r_control = success_rate(n_attacks, control, confidence)
     # Giomi et al. 2023: R = (r_train − r_control) / (1 − r_control)
@@ -140,7 +176,10 @@ def attack_result(
     d_control = (r_main.value - 1.0) / (1.0 - r_control.value) ** 2
     # first-order error propagation, as anonymeter's residual_success
     error = float(np.hypot(r_main.error * d_main, r_control.error * d_control))
-    return AttackResult(attack, n_attacks, main, control, r_main, r_control, residual, error)
+    r_baseline = None if baseline is None else success_rate(n_attacks, baseline, confidence)
+    return AttackResult(
+        attack, n_attacks, main, control, r_main, r_control, residual, error, baseline, r_baseline
+    )
 
 
 # --- nearest released records, ties included --------------------------------------------
@@ -319,15 +358,40 @@ def linkability_attack(
     attributes: Sequence[Attribute],
     rng: np.random.Generator,
     n_attacks: int = N_ATTACKS[0],
+    baseline: bool = False,
 ) -> AttackResult:
     """The linkability attack on ``n_attacks`` training and as many control records (at
-    most the smaller part), halves split by :func:`_halves`."""
+    most the smaller part), halves split by :func:`_halves`; with ``baseline``, the
+    random links' expected successes too: n / (released records)."""
     _check_m("linkability", training.shape[1], 2)
     n = min(check_int(n_attacks, "n_attacks", 1), len(training), len(control))
     halves = _halves(training.shape[1])
     main = link_probabilities(released, _targets(training, n, rng), attributes, halves)
     held = link_probabilities(released, _targets(control, n, rng), attributes, halves)
-    return attack_result("linkability", n, float(main.sum()), float(held.sum()))
+    # anonymeter's _random_links, n_neighbors = 1: two uniform picks coincide w.p. 1/N
+    random = n / len(released) if baseline else None
+    return attack_result("linkability", n, float(main.sum()), float(held.sum()), baseline=random)
+
+
+def random_guess_probabilities(
+    guesses: np.ndarray, secrets: np.ndarray, categorical: bool
+) -> np.ndarray:
+    """Per target secret, the probability that the secret of a released record drawn at
+    random (``guesses``: the released secrets) is right, as :func:`guess_probabilities`
+    judges a guess (anonymeter's baseline, ``naive=True``): the share of released records
+    whose secret is equal (a category) or within :data:`TOLERANCE` · |guess| (a number).
+    Distinct released secrets are compared once, with their counts."""
+    values, counts = np.unique(guesses, return_counts=True)
+    out = np.empty(len(secrets))
+    chunk = max(1, (16 * 2**20) // max(1, 8 * len(values)))
+    for start in range(0, len(secrets), chunk):
+        truth = secrets[start : start + chunk, None]
+        if categorical:
+            right = values[None, :] == truth
+        else:
+            right = np.abs(values[None, :] - truth) <= TOLERANCE * np.abs(values[None, :])
+        out[start : start + chunk] = right @ counts
+    return out / len(guesses)
 
 
 def inference_attack(
@@ -339,13 +403,24 @@ def inference_attack(
     secret: int,
     aux: Sequence[int],
     n_attacks: int = N_ATTACKS[0],
+    baseline: bool = False,
 ) -> AttackResult:
     """The inference attack on attribute ``secret`` from the ``aux`` attributes, against
-    ``n_attacks`` training and as many control records (at most the smaller part)."""
+    ``n_attacks`` training and as many control records (at most the smaller part); with
+    ``baseline``, the random guesses' expected successes on the same training targets
+    (:func:`random_guess_probabilities`)."""
     n = min(check_int(n_attacks, "n_attacks", 1), len(training), len(control))
-    main = guess_probabilities(released, _targets(training, n, rng), attributes, aux, secret)
+    targets = _targets(training, n, rng)
+    main = guess_probabilities(released, targets, attributes, aux, secret)
     held = guess_probabilities(released, _targets(control, n, rng), attributes, aux, secret)
-    return attack_result("attribute_inference", n, float(main.sum()), float(held.sum()))
+    random = None
+    if baseline:
+        categorical = attributes[secret].categorical
+        guessed = random_guess_probabilities(released[:, secret], targets[:, secret], categorical)
+        random = float(guessed.sum())
+    return attack_result(
+        "attribute_inference", n, float(main.sum()), float(held.sum()), baseline=random
+    )
 
 
 def _count_matches(data: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
@@ -437,6 +512,59 @@ def multivariate_predicates(
     return np.array(low), np.array(high)
 
 
+#: the operators of random predicates: a number is compared by any, a category by the
+#: first two (anonymeter's ``_random_operator``)
+OPERATORS: tuple[str, ...] = ("==", "!=", ">", "<", ">=", "<=")
+
+
+def random_predicates(
+    released: np.ndarray,
+    attributes: Sequence[Attribute],
+    n_predicates: int,
+    n_cols: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """anonymeter's baseline predicates (``_random_queries``): each on ``n_cols``
+    attributes drawn without replacement, each attribute compared by a random operator
+    (:data:`OPERATORS`; == or != for a category) with one of its distinct released
+    values drawn uniformly. Returns the attributes, values and operator codes, each
+    ``(n_predicates, n_cols)``."""
+    m = released.shape[1]
+    columns = np.argsort(rng.random((n_predicates, m)), axis=1)[:, :n_cols]
+    distinct = [np.unique(released[:, j]) for j in range(m)]
+    sizes = np.array([len(d) for d in distinct])
+    picks = np.floor(rng.random(columns.shape) * sizes[columns]).astype(np.int64)
+    values = np.empty(columns.shape)
+    for j in range(m):
+        chosen = columns == j
+        values[chosen] = distinct[j][picks[chosen]]
+    categorical = np.array([a.categorical for a in attributes])
+    choices = np.where(categorical[columns], 2, len(OPERATORS))
+    operators = np.floor(rng.random(columns.shape) * choices).astype(np.int64)
+    return columns, values, operators
+
+
+def count_random_matches(
+    data: np.ndarray, columns: np.ndarray, values: np.ndarray, operators: np.ndarray
+) -> np.ndarray:
+    """How many rows of ``data`` each predicate of :func:`random_predicates` matches, in
+    chunks of predicates so a chunk's masks stay near 16 MB."""
+    counts = np.empty(len(columns), dtype=np.int64)
+    chunk = max(1, (2 * 2**20) // max(1, len(data)))
+    for start in range(0, len(columns), chunk):
+        rows = slice(start, start + chunk)
+        inside = np.ones((len(columns[rows]), len(data)), dtype=bool)
+        for c in range(columns.shape[1]):
+            column = data.T[columns[rows, c]]  # (predicates, records)
+            value = values[rows, c, None]
+            equal, above = column == value, column > value
+            below = ~equal & ~above
+            outcomes = np.stack([equal, ~equal, above, below, above | equal, below | equal])
+            inside &= np.take_along_axis(outcomes, operators[None, rows, c, None], axis=0)[0]
+        counts[rows] = inside.sum(axis=1)
+    return counts
+
+
 def singling_out_attack(
     training: np.ndarray,
     control: np.ndarray,
@@ -445,11 +573,14 @@ def singling_out_attack(
     rng: np.random.Generator,
     mode: str = MODES[0],
     n_attacks: int = N_ATTACKS[0],
+    baseline: bool = False,
 ) -> AttackResult:
     """The singling-out attack: up to ``n_attacks`` predicates that single out a distinct
     released record; successes are those matching exactly one distinct training record,
     and one distinct control record, the larger part subsampled to the smaller's size.
-    Rates are out of ``n_attacks``, as anonymeter counts them."""
+    Rates are out of ``n_attacks``, as anonymeter counts them. With ``baseline``, also
+    ``n_attacks`` random predicates (:func:`random_predicates`, drawn from a stream of
+    their own) matched against the same training records."""
     n_attacks = check_int(n_attacks, "n_attacks", 1)
     check_choice(mode, "mode", MODES)
     released = np.unique(released, axis=0)
@@ -466,10 +597,34 @@ def singling_out_attack(
     # Giomi et al. 2023, "Singling out": a predicate matching exactly one original record
     main = int(np.sum(_count_matches(training, low, high) == 1))
     held = int(np.sum(_count_matches(control, low, high) == 1))
-    return attack_result(f"singling_out ({mode})", n_attacks, main, held)
+    random = None
+    if baseline:
+        n_cols = 1 if mode == "univariate" else min(N_COLS, released.shape[1])
+        stream = side_stream(rng, BASELINE_STREAM)
+        drawn = random_predicates(released, attributes, n_attacks, n_cols, stream)
+        random = float(np.sum(count_random_matches(training, *drawn) == 1))
+    return attack_result(f"singling_out ({mode})", n_attacks, main, held, baseline=random)
 
 
 # --- the metrics -------------------------------------------------------------------------
+
+
+def reported(result: AttackResult, report: str, risk: float | None = None) -> float | dict:
+    """What a metric returns under option ``report`` (:data:`REPORTS`): the clipped risk
+    (``risk``, or the one given), or with ``rates`` one value per part: ``risk``,
+    ``attack_rate``, ``control_rate`` and ``baseline_rate`` (Wilson estimates, as
+    anonymeter's ``EvaluationResults``)."""
+    risk = result.risk if risk is None else risk
+    if report == "risk":
+        return risk
+    if result.baseline_rate is None:
+        raise ValueError(f"{result.attack}: the attack was run without its baseline")
+    return {
+        "risk": risk,
+        "attack_rate": result.main_rate.value,
+        "control_rate": result.control_rate.value,
+        "baseline_rate": result.baseline_rate.value,
+    }
 
 
 def singling_out(
@@ -479,12 +634,17 @@ def singling_out(
     mode: str = MODES[0],
     n_attacks: int = N_ATTACKS[0],
     control: float = CONTROL_SHARES[0],
-) -> float:
+    report: str = REPORTS[0],
+) -> float | dict[str, float]:
     """Singling-out risk (:func:`singling_out_attack`) of ``release`` against its control
-    records; ``control`` (the share held out) is read by whoever made the release."""
+    records; ``control`` (the share held out) is read by whoever made the release;
+    ``report`` as :func:`reported`."""
     training, held, released = _parts(release, "singling_out")
     attributes = view.protected_attributes
-    return singling_out_attack(training, held, released, attributes, rng, mode, n_attacks).risk
+    result = singling_out_attack(
+        training, held, released, attributes, rng, mode, n_attacks, report == "rates"
+    )
+    return reported(result, report)
 
 
 def linkability(
@@ -493,23 +653,33 @@ def linkability(
     rng: np.random.Generator,
     n_attacks: int = N_ATTACKS[0],
     control: float = CONTROL_SHARES[0],
-) -> float:
-    """Linkability risk (:func:`linkability_attack`) of ``release``."""
+    report: str = REPORTS[0],
+) -> float | dict[str, float]:
+    """Linkability risk (:func:`linkability_attack`) of ``release``; ``report`` as
+    :func:`reported`."""
     training, held, released = _parts(release, "linkability")
-    return linkability_attack(
-        training, held, released, view.protected_attributes, rng, n_attacks
-    ).risk
+    result = linkability_attack(
+        training, held, released, view.protected_attributes, rng, n_attacks, report == "rates"
+    )
+    return reported(result, report)
 
 
 def inference_attacks(
-    view: Dataset, release: Release, rng: np.random.Generator, n_attacks: int = N_ATTACKS[0]
+    view: Dataset,
+    release: Release,
+    rng: np.random.Generator,
+    n_attacks: int = N_ATTACKS[0],
+    baseline: bool = False,
 ) -> list[AttackResult]:
-    """One inference attack per secret (:func:`secrets_and_aux`)."""
+    """One inference attack per secret (:func:`secrets_and_aux`), with its baseline if
+    ``baseline``."""
     training, held, released = _parts(release, "attribute_inference")
     _check_m("attribute_inference", training.shape[1], 2)
     attributes = view.protected_attributes
     return [
-        inference_attack(training, held, released, attributes, rng, secret, aux, n_attacks)
+        inference_attack(
+            training, held, released, attributes, rng, secret, aux, n_attacks, baseline
+        )
         for secret, aux in secrets_and_aux(view)
     ]
 
@@ -529,7 +699,16 @@ def mean_result(results: Sequence[AttackResult]) -> AttackResult:
         Rate(*np.mean([(r.control_rate.value, r.control_rate.error) for r in results], axis=0)),
         float(np.mean([r.residual for r in results])),
         float(np.mean([r.error for r in results])),
+        *_mean_baseline(results),
     )
+
+
+def _mean_baseline(results: Sequence[AttackResult]) -> tuple[float | None, Rate | None]:
+    """The mean baseline successes and rate of ``results``, ``None`` if one lacks them."""
+    if any(r.baseline_rate is None for r in results):
+        return None, None
+    rates = np.mean([(r.baseline_rate.value, r.baseline_rate.error) for r in results], axis=0)
+    return float(np.mean([r.baseline for r in results])), Rate(*rates)
 
 
 def attribute_inference(
@@ -538,14 +717,19 @@ def attribute_inference(
     rng: np.random.Generator,
     n_attacks: int = N_ATTACKS[0],
     control: float = CONTROL_SHARES[0],
-) -> float:
+    report: str = REPORTS[0],
+) -> float | dict[str, float]:
     """Attribute-inference risk: the mean over secrets of each inference attack's
-    clipped risk."""
-    return float(np.mean([r.risk for r in inference_attacks(view, release, rng, n_attacks)]))
+    clipped risk; ``report`` as :func:`reported`, the rates the means over secrets."""
+    results = inference_attacks(view, release, rng, n_attacks, report == "rates")
+    risk = float(np.mean([r.risk for r in results]))
+    return reported(mean_result(results), report, risk)
 
 
 _CONTROL_NOTE = (
-    "; a share of the data (option control) is held out and the method rerun on the rest"
+    "; a share of the data (option control) is held out and the method rerun on the rest; "
+    "option report: rates gives one row per part, the risk and the Wilson rates of the "
+    "main, control and random-guess baseline attacks"
 )
 SINGLING_OUT = ReleaseMetric(
     "singling_out",
@@ -554,7 +738,12 @@ SINGLING_OUT = ReleaseMetric(
     "released record, judged on training against control records, risk (r_main − "
     "r_control)/(1 − r_control) (option mode: multivariate | univariate)" + _CONTROL_NOTE,
     randomized=True,
-    option_choices={"mode": MODES, "n_attacks": N_ATTACKS, "control": CONTROL_SHARES},
+    option_choices={
+        "mode": MODES,
+        "n_attacks": N_ATTACKS,
+        "control": CONTROL_SHARES,
+        "report": REPORTS,
+    },
     requires=("control",),
     label="Singling-out risk (vs control)",
     cost=Cost("n", seconds=3.5e-5),  # each predicate matched against every record
@@ -566,7 +755,7 @@ LINKABILITY = ReleaseMetric(
     "attributes linked by the same nearest released record (Gower distance), training "
     "against control records" + _CONTROL_NOTE,
     randomized=True,
-    option_choices={"n_attacks": N_ATTACKS, "control": CONTROL_SHARES},
+    option_choices={"n_attacks": N_ATTACKS, "control": CONTROL_SHARES, "report": REPORTS},
     requires=("control",),
     label="Linkability risk (vs control)",
     cost=Cost("n*m", seconds=6e-7),  # nearest released records of both halves
@@ -578,7 +767,7 @@ ATTRIBUTE_INFERENCE = ReleaseMetric(
     "guessed from the nearest released record on the quasi-identifiers (all others without "
     "roles), training against control records, mean over secrets" + _CONTROL_NOTE,
     randomized=True,
-    option_choices={"n_attacks": N_ATTACKS, "control": CONTROL_SHARES},
+    option_choices={"n_attacks": N_ATTACKS, "control": CONTROL_SHARES, "report": REPORTS},
     requires=("control",),
     label="Attribute-inference risk (vs control)",
     cost=Cost("n*m^2", seconds=5e-7),  # one nearest-record search per secret

@@ -46,6 +46,17 @@ def control_split(n: int, share: float, rng: np.random.Generator) -> tuple[np.nd
     return np.sort(order[held:]), np.sort(order[:held])
 
 
+def side_stream(rng: np.random.Generator, jump: int) -> np.random.Generator:
+    """A generator independent of ``rng`` that draws nothing from it: ``rng``'s bit
+    generator jumped ``jump`` times ahead (PCG64: ``jump``·φ·2¹²⁸ draws), or a child of its
+    seed sequence for a bit generator that cannot jump. What a metric draws from it
+    changes no other metric's draws from ``rng``; each ``jump`` value is one purpose."""
+    bit_generator = rng.bit_generator
+    if hasattr(bit_generator, "jumped"):
+        return np.random.Generator(bit_generator.jumped(jump))
+    return np.random.default_rng(bit_generator.seed_seq.spawn(jump)[-1])
+
+
 class _Options:
     """What metrics share: ``option_choices`` (option → allowed values, the first the
     default; config ``options.<name>.<option>``), the chosen ``options``, what the

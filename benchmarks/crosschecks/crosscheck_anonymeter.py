@@ -13,7 +13,8 @@ numbers to a temporary folder. The same script, run with ``--external FOLDER`` u
 environment of its own (``crosscheck_env``: anonymeter pins numpy < 1.27), imports only
 pandas and anonymeter, runs its evaluators with the same ``n_attacks``, ``n_cols`` and
 auxiliary columns, and writes its residual risks (unclipped, with their 95 % error) as
-JSON. anonlab's side then prints both and their difference.
+JSON. anonlab's side then prints both and their difference, then both sides' baseline
+(random-guess) success rates, anonlab's asked for with ``baseline=True``.
 
 Both are randomised attacks (their own target samples and predicates), so they agree
 when the difference lies within the two intervals combined, √(e₁² + e₂²); the table marks
@@ -106,6 +107,8 @@ def external(folder: Path) -> None:
                 "error": float(np.mean([r.error for r in residuals])),
                 "main": float(np.mean([r.attack_rate.value for r in results])),
                 "control": float(np.mean([r.control_rate.value for r in results])),
+                "baseline": float(np.mean([r.baseline_rate.value for r in results])),
+                "baseline_error": float(np.mean([r.baseline_rate.error for r in results])),
             }
         out[case["name"]] = row
         print(f"anonymeter: {case['name']} done", file=sys.stderr, flush=True)
@@ -156,14 +159,16 @@ def anonlab_side(args: argparse.Namespace, folder: Path) -> dict:
         held_out = Release(training, release.values, control=control)
         found = {
             "singling_out_multivariate": attacks.singling_out_attack(
-                *parts, attributes, rng, "multivariate", args.n_attacks
+                *parts, attributes, rng, "multivariate", args.n_attacks, baseline=True
             ),
             "singling_out_univariate": attacks.singling_out_attack(
-                *parts, attributes, rng, "univariate", args.n_attacks
+                *parts, attributes, rng, "univariate", args.n_attacks, baseline=True
             ),
-            "linkability": attacks.linkability_attack(*parts, attributes, rng, args.n_attacks),
+            "linkability": attacks.linkability_attack(
+                *parts, attributes, rng, args.n_attacks, baseline=True
+            ),
             "inference": attacks.mean_result(
-                attacks.inference_attacks(view, held_out, rng, args.n_attacks)
+                attacks.inference_attacks(view, held_out, rng, args.n_attacks, baseline=True)
             ),
         }
         ours[method] = {
@@ -172,6 +177,8 @@ def anonlab_side(args: argparse.Namespace, folder: Path) -> dict:
                 "error": r.error,
                 "main": r.main_rate.value,
                 "control": r.control_rate.value,
+                "baseline": r.baseline_rate.value,
+                "baseline_error": r.baseline_rate.error,
             }
             for a, r in found.items()
         }
@@ -225,6 +232,22 @@ def main() -> None:
                 f"{'yes' if within else 'NO'} |"
             )
     print(f"\n{agree} of {total} within the combined 95 % intervals")
+    print("\nbaseline (random-guess) success rates, Wilson estimates ± their 95 % half-widths\n")
+    print("| method | attack | anonlab | anonymeter | difference | within CIs |")
+    print("|---|---|---|---|---|---|")
+    agree = total = 0
+    for method, row in ours.items():
+        for attack in ATTACKS:
+            a, b = row[attack], theirs[method][attack]
+            difference = a["baseline"] - b["baseline"]
+            within = abs(difference) <= (a["baseline_error"] ** 2 + b["baseline_error"] ** 2) ** 0.5
+            agree, total = agree + within, total + 1
+            print(
+                f"| {method} | {attack} | {a['baseline']:.3f} ± {a['baseline_error']:.3f} | "
+                f"{b['baseline']:.3f} ± {b['baseline_error']:.3f} | {difference:+.3f} | "
+                f"{'yes' if within else 'NO'} |"
+            )
+    print(f"\n{agree} of {total} baseline rates within the combined 95 % intervals")
 
 
 if __name__ == "__main__":
