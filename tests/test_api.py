@@ -1,4 +1,4 @@
-"""``anonlab.protect``: the README's snippet as written, and the API's guarantees."""
+"""``anonlab.protect``: the Python API guide's snippets as written, and the API's guarantees."""
 
 from __future__ import annotations
 
@@ -16,17 +16,18 @@ pytestmark = pytest.mark.integration  # runs the engine, a process or real data
 
 ROOT = Path(__file__).resolve().parents[1]
 PEOPLE = ROOT / "docs" / "examples" / "people.csv"
+GUIDE = "docs/guide/python-api.md"  # the page whose snippets run here
 
 
-def test_readme_python_snippets_run_and_keep_every_column(monkeypatch, capsys):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## From Python") : readme.index("## Methods and metrics")]
+def test_the_guides_python_snippets_run_and_keep_every_column(monkeypatch, capsys):
+    guide = (ROOT / GUIDE).read_text(encoding="utf-8")
+    section = guide[: guide.index("## Notes")]
     first, second = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     lines = [line for line in first.splitlines() if line and not line.startswith("import")]
     assert len(lines) == 3  # three lines after the imports
     monkeypatch.chdir(ROOT)
     scope: dict = {}
-    exec(compile(first, "README.md", "exec"), scope)  # noqa: S102 - the README's own code
+    exec(compile(first, GUIDE, "exec"), scope)  # noqa: S102 - the guide's own code
     frame, released = scope["frame"], scope["released"]
     assert list(released.columns) == list(frame.columns) and len(released) == len(frame)
     for column in ("person", "balance.eur", "occupation", "city"):  # not protected: unchanged
@@ -35,7 +36,7 @@ def test_readme_python_snippets_run_and_keep_every_column(monkeypatch, capsys):
     assert stated["notion"] == "ε-DP" and stated["sampler"] == "discrete"
     assert stated["seeded"] is False
     assert "person" in capsys.readouterr().out
-    exec(compile(second, "README.md", "exec"), scope)  # noqa: S102
+    exec(compile(second, GUIDE, "exec"), scope)  # noqa: S102
     assert scope["tuned"].get_params()["k"] == 10 and scope["protector"].get_params()["k"] == 5
     assert scope["tuned"].guarantee_["notion"] == "ε-DP"
     out = capsys.readouterr().out

@@ -1,5 +1,5 @@
 """The catalog: papers, targets and experiments derived from the configs alone, in the
-papers' order, consistent with the README; malformed declarations are refused naming the
+papers' order, consistent with the docs' tables; malformed declarations are refused naming the
 file; ``+experiment=all`` takes its list from it."""
 
 from __future__ import annotations
@@ -16,12 +16,14 @@ from anonlab.validation import ParameterError
 pytestmark = pytest.mark.integration  # runs the engine, a process or real data
 
 ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+#: the pages that hold the papers' table and the experiments' table
+PAPERS_PAGE = ROOT / "docs" / "index.md"
+EXPERIMENTS_PAGE = ROOT / "docs" / "guide" / "reproducing.md"
 
 
-def readme_rows(header: str) -> list[list[str]]:
-    """The cells of the README table whose header line starts with ``header``."""
-    lines = README.splitlines()
+def table_rows(page: Path, header: str) -> list[list[str]]:
+    """The cells of the table of ``page`` whose header line starts with ``header``."""
+    lines = page.read_text(encoding="utf-8").splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(header))
     rows = []
     for line in lines[start + 2 :]:
@@ -31,24 +33,24 @@ def readme_rows(header: str) -> list[list[str]]:
     return rows
 
 
-def test_papers_are_the_readmes_in_its_order():
+def test_papers_are_listed_on_the_docs_home_in_their_order():
     papers = [p for p in catalog.papers() if p.kind == "paper"]
     assert [p.kind for p in catalog.papers()][-1] == "beyond"  # the arena, after them
-    rows = readme_rows("| short name | paper |")
+    rows = table_rows(PAPERS_PAGE, "| short name | paper |")
     assert [p.short for p in papers] == [row[0] for row in rows]
     for paper, row in zip(papers, rows, strict=True):
         assert paper.citation in row[1]
         assert paper.title in row[1] and str(paper.year) in row[1]
 
 
-def test_every_experiment_config_is_a_paper_experiment_in_the_readme_or_a_custom_one():
+def test_every_experiment_config_is_a_paper_experiment_in_the_docs_or_a_custom_one():
     names = catalog.experiment_names()
     files = {p.stem for p in (ROOT / "conf" / "experiment").glob("*.yaml")}
     # all: every paper experiment; study, and any experiment of one's own: no paper's
     custom = catalog.custom_experiments()
     assert {"all", "study"} <= set(custom) and not set(custom) & set(names)
     assert set(names) == files - set(custom) and len(names) == len(set(names))
-    rows = readme_rows("| experiment | paper target |")
+    rows = table_rows(EXPERIMENTS_PAGE, "| experiment | paper target |")
     assert [row[0].strip("`") for row in rows] and {row[0].strip("`") for row in rows} == set(names)
     entries = {entry.name: entry for entry in catalog.experiments()}  # the catalog, read once
     for row in rows:

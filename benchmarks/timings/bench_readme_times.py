@@ -1,6 +1,7 @@
-"""Measure every time README.md quotes as the user waits it: the wall-clock time of the
-whole command, in a fresh process each time (interpreter start-up, imports, config,
-workers, figures and tables included), the median of ``--repeats`` runs.
+"""Measure every time README.md and the user guide (docs/guide/) quote as the user waits
+it: the wall-clock time of the whole command, in a fresh process each time (interpreter
+start-up, imports, config, workers, figures and tables included), the median of
+``--repeats`` runs.
 
 Usage: ``python benchmarks/timings/bench_readme_times.py [--only NAME …] [--repeats 3] [--long]
 [--compile]``
@@ -23,7 +24,8 @@ The commands (``--only`` picks some; the default is every one but the long ones)
   figures and with ``figures=[]``, alternated run by run: the figures' cost is the
   difference of the medians.
 - ``investigations``: ``python -m anonlab.experiments.investigations`` (the list) and
-  ``… <claim_id>`` for each claim with an investigation (the README: "in seconds").
+  ``… <claim_id>`` for each claim with an investigation (docs/guide/reproducing.md:
+  "in 2 to 9 s").
 - with ``--long``: ``pytest`` (``python -m pytest -q``, the whole suite, about 2 minutes
   a run) and ``all`` (``python run.py +experiment=all``, the papers' grids, half an hour:
   once).
