@@ -93,6 +93,7 @@ def test_results_file_is_byte_identical_for_any_n_jobs(tmp_path, compose_config)
     assert files[0] == files[1]
 
 
+@pytest.mark.slow  # every experiment of a multirun, end to end
 def test_multirun_runs_each_experiment(tmp_path):
     workdir = tmp_path / "workdir"
     workdir.mkdir()

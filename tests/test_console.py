@@ -41,6 +41,7 @@ def test_bad_commands_are_one_error_line(argv, expected, capsys):
     assert not any("Config search path" in line for line in err)
 
 
+@pytest.mark.slow  # the installed command in a process
 def test_the_installed_command_runs(tmp_path):
     command = shutil.which("anonlab")
     if command is None:

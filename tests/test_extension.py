@@ -62,6 +62,7 @@ print(json.dumps({
 """
 
 
+@pytest.mark.slow  # a scratch package run end to end
 def test_a_method_a_metric_and_a_figure_are_one_file_each(tmp_path):
     package = tmp_path / "anonlab"
     live = tree_digest(ROOT / "anonlab", ADDED)

@@ -11,7 +11,7 @@ from nbclient import NotebookClient
 
 from anonlab.runner import build_experiment, run_experiment
 
-pytestmark = pytest.mark.integration  # runs the engine, a process or real data
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # the engine in processes: a drill
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "explore.ipynb"

@@ -178,6 +178,7 @@ print(json.dumps({
 """
 
 
+@pytest.mark.slow  # a scratch package run end to end
 def test_one_new_file_each_is_discovered(tmp_path):
     """In a copy of the package, the two files added to anonlab/datasets/axes/ and
     anonlab/datasets/sources/ run from the command line, validated by the cached facts

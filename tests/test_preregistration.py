@@ -187,6 +187,7 @@ def test_later_looks_decide_what_the_first_leaves_within_noise():
     assert planned > first_only + 0.1, (first_only, planned)
 
 
+@pytest.mark.slow  # two looks of a run, end to end
 def test_a_later_look_draws_the_first_looks_numbers(compose_config, tmp_path):
     """Looks judge the first n repetitions of one run: a run with more repetitions repeats
     a smaller run's draws exactly (streams per cell and repetition, not per run)."""

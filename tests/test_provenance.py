@@ -184,6 +184,7 @@ def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
     }
 
 
+@pytest.mark.slow  # runs through run.py processes
 def test_a_custom_run_leaves_the_paper_folder_untouched(tmp_path):
     results = tmp_path / "results"
     paper = run_cli(

@@ -122,6 +122,7 @@ def test_bad_input_is_one_error_line(argv, named, capsys):
     assert len(err) == 1 and err[0].startswith("error: ") and named in err[0]
 
 
+@pytest.mark.slow  # the audit's command line in a process
 def test_command_line_error_has_no_traceback():
     done = subprocess.run(
         [sys.executable, "-m", "anonlab.audit", "method=laplace", "epsilon=0"],

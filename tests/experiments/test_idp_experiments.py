@@ -186,6 +186,7 @@ def test_rf_experiment_is_identical_on_any_number_of_workers(tmp_path, compose_c
     assert one.results_path.read_bytes() == two.results_path.read_bytes()
 
 
+@pytest.mark.slow  # a paper experiment end to end
 def test_rf_experiment_runs(tmp_path, compose_config):
     experiment, table = rf_run(tmp_path, compose_config, 1)
     assert set(table["attribute"]) == {"<=30K", ">30K"}
@@ -198,6 +199,7 @@ def test_rf_experiment_runs(tmp_path, compose_config):
     assert set(gaps["class"]) == {"<=30K", ">30K"} and len(gaps) == 4
 
 
+@pytest.mark.slow  # a paper experiment end to end
 def test_sse_experiment_orders_methods_at_eps_1(tmp_path, compose_config):
     cfg = compose_config(
         "+experiment=census_idp_sse",

@@ -14,6 +14,7 @@ from anonlab.runner import build_experiment, run_experiment
 pytestmark = pytest.mark.integration  # runs the engine, a process or real data
 
 
+@pytest.mark.slow  # a paper experiment end to end
 def test_tclose_sizes_runs_and_lays_out_the_three_tables(tmp_path, compose_config):
     cfg = compose_config(
         "+experiment=tclose_sizes",

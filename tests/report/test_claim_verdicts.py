@@ -106,6 +106,7 @@ ORDER = claim("ordering", lower="ir_laplace", higher="laplace")
 # --- the three properties every verdict must have ---------------------------------------------
 
 
+@pytest.mark.slow  # a verdict's rate over hundreds of simulated runs
 def test_same_distribution_is_within_noise_and_contradicts_at_most_at_the_stated_rate():
     # ir_laplace and laplace drawn from one distribution: a false contradiction needs one
     # of the 38 points beyond its Bonferroni bound, which happens with probability ≤ α/2
@@ -157,6 +158,7 @@ def test_a_gap_of_three_standard_errors_is_reproduced():
     assert within.reps == 41  # a gap of 1 standard error at 10 reps: 10 × t(0.975, 40)² ≈ 40.8
 
 
+@pytest.mark.slow  # a verdict's rate over hundreds of simulated runs
 def test_a_maximum_over_noisy_means_on_the_bound_does_not_pass():
     # 60 grid points whose true mean is exactly the bound: the largest noisy mean always
     # lies above it, but a claim "some point exceeds 1" pays for picking it and passes

@@ -47,6 +47,7 @@ def bonferroni_rate(means: np.ndarray, need: int, seed: int) -> float:
     return hits / (DRAWS // 4)
 
 
+@pytest.mark.slow  # a verdict's rate over hundreds of simulated runs
 def test_a_share_is_not_harder_to_reproduce_than_every_point():
     everywhere = np.full(N, 3.5)
     every = rate(everywhere, N, REPRODUCED, 0)

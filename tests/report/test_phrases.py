@@ -264,6 +264,7 @@ def test_a_move_near_the_margin_in_noise_is_within_noise():
     assert result.status == WITHIN_NOISE, result.ours
 
 
+@pytest.mark.slow  # a verdict's rate over hundreds of simulated runs
 @pytest.mark.integration  # a simulation: 100 verdicts at the margin
 def test_a_move_exactly_at_the_margin_is_decided_at_most_at_the_stated_rate():
     """Two one-sided tests against the margin: where the curve falls by exactly the margin,

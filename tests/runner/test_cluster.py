@@ -18,7 +18,7 @@ from anonlab.runner.fanout import check_fanout, fan_out
 from anonlab.runner.workers import WorkerMismatch, check_facts, facts, fingerprint
 from anonlab.validation import ParameterError
 
-pytestmark = pytest.mark.integration  # runs the engine, a process or real data
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # the engine in processes: a drill
 
 TINY = [
     "+experiment=census_ir",

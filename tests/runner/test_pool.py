@@ -109,6 +109,7 @@ def test_one_job_needs_no_worker():
     assert pool._pool is None
 
 
+@pytest.mark.slow  # starts and stops worker processes
 def test_stop_without_a_pool_does_nothing_and_a_pool_restarts_after_it():
     pool.stop()
     pool.stop()

@@ -70,6 +70,7 @@ def test_one_timing_per_cell_decides_nothing():
     assert verdicts.isdisjoint({REPRODUCED, CONTRADICTED})
 
 
+@pytest.mark.slow  # a verdict's rate over hundreds of simulated runs
 def test_equal_run_times_are_neither_reproduced_nor_contradicted_beyond_the_stated_rate():
     rng = np.random.default_rng(1)
     verdicts = [evaluate_claim(CLAIM, timings(5, rng)).status for _ in range(80)]
