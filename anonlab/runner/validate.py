@@ -27,7 +27,7 @@ import numbers
 import socket
 import sys
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -683,7 +683,10 @@ def validate(config: Mapping[str, Any]) -> Declared:
     overrides it was composed from, tell the user's grid axes from the experiment's
     (:func:`declared_grid`) and place its results (:func:`~anonlab.provenance.run_folder`)."""
     overrides = tuple(str(o) for o in config.get(OVERRIDES_KEY) or ())
-    config = apply_reading(apply_profile(config, keep=[override_key(o) for o in overrides]))
+    # the one place that reads which keys the user set: the policy of every later stage
+    # (whether every method and metric is theirs, a study, is known once figures are read)
+    given = Given.of(overrides, config.get("interface") == "python", study=False)
+    config = apply_reading(apply_profile(config, keep=sorted(given.keys)))
     name = str(config.get("experiment", {}).get("name") or "custom")
     reps = check_int(config.get("reps", 1), "reps", 1)
     seed = check_int(config.get("seed", 0), "seed", 0, MAX_SEED)
@@ -721,8 +724,7 @@ def validate(config: Mapping[str, Any]) -> Declared:
     method_options, metric_options = split_options(config.get("options"), parts)
     check_same_ground(methods, metrics, method_options, metric_options, parts)
     study = check_figures(config.get("figures") or (), parts.figure_keys)
-    # the one place that reads which keys the user set: the policy of every later stage
-    given = Given.of(overrides, config.get("interface") == "python", study)
+    given = replace(given, study=study)
     grid, by_method, notes = declared_grid(config, methods, given, parts)
     several = config.get("datasets") or {}
     for key, dataset in [
