@@ -36,7 +36,7 @@ from anonlab.mechanisms.generators import check_generator, make_generator
 from anonlab.methods import Method, make_method, method_class
 from anonlab.methods.guarantees import before_release, claim
 from anonlab.metrics import get_metric
-from anonlab.validation import MAX_SEED, ParameterError, check_int
+from anonlab.validation import MAX_SEED, ParameterError, check_int, check_options
 
 #: ``released.attrs[GUARANTEE]``: the release's guarantee as a dict
 #: (:class:`~anonlab.guarantee.Guarantee`)
@@ -419,6 +419,7 @@ def evaluate(
     seed: int = 0,
     control: pd.DataFrame | None = None,
     record_aligned: bool | None = None,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> pd.Series:
     """The ``metrics`` of a release of ``original``, averaged over the protected ``columns``
     as in the papers (``anonlab.list_metrics()`` lists them).
@@ -432,8 +433,9 @@ def evaluate(
         its own release are then refused, and ``f_measure`` trains on the release's own
         class column (``target``'s column), which only synthetic data carry.
     metrics : registered metric names. Metrics of clusters (``cluster_min``,
-        ``max_emd``, …) and ``runtime`` need what a run keeps beside the release and are
-        refused; run them through an experiment.
+        ``cluster_mean``, ``max_emd`` with its default ``unit: cluster``) and ``runtime``
+        need what a run keeps beside the release and are refused; run them through an
+        experiment.
     columns, domains, hierarchies, roles, alpha : the protected attributes, as given to
         :func:`protect`; the domains are those of ``original``.
     target : ``{column, threshold, labels}``, the class of ``f_measure`` (iDP §4.2).
@@ -447,6 +449,10 @@ def evaluate(
         without a guarantee (saved and read back, or made elsewhere) says nothing, and
         metrics that pair each released record with its original are refused unless this
         is ``True``. Contradicting the guarantee is an error.
+    options : ``{metric: {option: value}}``, the metrics' options as a run's config
+        ``options.<metric>.<option>`` takes them (``anonlab.list_metrics()`` lists them),
+        e.g. ``{"max_emd": {"unit": "class"}}``, which measures the released equivalence
+        classes and needs no clusters; each names a metric of ``metrics``.
 
     Returns
     -------
@@ -457,7 +463,7 @@ def evaluate(
     seed = check_int(seed, "seed", 0)
     if isinstance(metrics, str):
         metrics = [metrics]
-    chosen = [get_metric(name) for name in metrics]
+    chosen = _metrics(metrics, options)
     for metric in chosen:
         needs = set(metric.requires) | ({"seconds"} if metric.name == "runtime" else set())
         if needs & set(NOT_IN_A_FRAME):
@@ -543,9 +549,35 @@ def evaluate(
         name, value = next(iter(undefined.items()))
         raise ParameterError(
             f"metric {name!r} is {value} on this release: it is undefined for these data "
-            "(e.g. a class absent from the test records, or an attribute without spread)"
+            "(e.g. a class absent from the test records, an attribute without spread, or "
+            "no attribute pair with a trend in original for pair_trends' pairs: strong)"
         )
     return pd.Series(out, name="value", dtype=float)
+
+
+def _metrics(metrics: Sequence[str], options: Mapping[str, Mapping[str, Any]] | None) -> list[Any]:
+    """The registered ``metrics``, each with its ``options`` (``{metric: {option: value}}``,
+    checked as a run's config ``options.<metric>.<option>``); options of a metric not in
+    ``metrics`` are refused (they would measure nothing)."""
+    chosen = [get_metric(name) for name in metrics]
+    if options is None:
+        return chosen
+    if not isinstance(options, Mapping):
+        raise ParameterError(
+            f"options must be a mapping {{metric: {{option: value}}}}, got {options!r}"
+        )
+    for name in options:
+        if name not in metrics:
+            raise ParameterError(
+                f"options.{name}: {name!r} is not among metrics {list(metrics)}; "
+                "add it to metrics or drop its options"
+            )
+    return [
+        metric.with_options(
+            **check_options(metric.name, options.get(metric.name), metric.option_choices)
+        )
+        for metric in chosen
+    ]
 
 
 def _record_aligned(released: Any, given: bool | None = None) -> bool | None:

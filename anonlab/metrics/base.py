@@ -60,13 +60,15 @@ def side_stream(rng: np.random.Generator, jump: int) -> np.random.Generator:
 class _Options:
     """What metrics share: ``option_choices`` (option → allowed values, the first the
     default; config ``options.<name>.<option>``), the chosen ``options``, what the
-    metric ``requires`` (:data:`REQUIREMENTS`), and whether it measures the machine
-    (``measured``: a run time, which no single value gives exactly)."""
+    metric ``requires`` (:data:`REQUIREMENTS`) under them (``option_requires``: what an
+    option's values need, set by :meth:`with_options`), and whether it measures the
+    machine (``measured``: a run time, which no single value gives exactly)."""
 
     name: str
     option_choices: Mapping[str, tuple[Any, ...]]
     options: Mapping[str, Any]
     requires: tuple[str, ...]
+    option_requires: Mapping[str, Mapping[Any, tuple[str, ...]]]
     measured: bool = False
     test_params: tuple[Mapping[str, Any], ...] = ()
 
@@ -206,7 +208,21 @@ class _Options:
         option or value raises a :class:`~anonlab.validation.ParameterError` naming
         ``options.<name>.<option>``."""
         chosen = check_options(self.name, options, self.option_choices)
-        return replace(self, options={**self.options, **chosen})  # type: ignore[type-var]
+        merged = {**self.options, **chosen}
+        requires = self.requires_under(merged)
+        return replace(self, options=merged, requires=requires)  # type: ignore[type-var]
+
+    def requires_under(self, options: Mapping[str, Any]) -> tuple[str, ...]:
+        """What the metric requires under ``options`` (an option not given takes its
+        default): ``requires``, or, for an option listed in ``option_requires``, the
+        needs of its chosen value (several such options: their needs together)."""
+        if not self.option_requires:
+            return self.requires
+        needs: dict[str, None] = {}
+        for option, by_value in self.option_requires.items():
+            value = options.get(option, self.option_choices[option][0])
+            needs.update(dict.fromkeys(by_value[value]))
+        return tuple(needs)
 
 
 @dataclass(frozen=True)
@@ -225,6 +241,11 @@ class AttributeMetric(_Options):
     option_choices: Mapping[str, tuple[Any, ...]] = field(default_factory=dict, hash=False)
     options: Mapping[str, Any] = field(default_factory=dict, hash=False)
     requires: tuple[str, ...] = ()
+    #: an option that changes what the metric requires: option → value → requirements,
+    #: in place of ``requires`` (which are those of the default) when it is chosen
+    option_requires: Mapping[str, Mapping[Any, tuple[str, ...]]] = field(
+        default_factory=dict, compare=False, hash=False
+    )
     #: display name, with unit, in figures and tables (empty: the name)
     label: str = field(default="", compare=False)
     #: the metric in two parts, when ``per_attribute`` is their composition: what depends
@@ -340,6 +361,11 @@ class ReleaseMetric(_Options):
     option_choices: Mapping[str, tuple[Any, ...]] = field(default_factory=dict, hash=False)
     options: Mapping[str, Any] = field(default_factory=dict, hash=False)
     requires: tuple[str, ...] = ()
+    #: an option that changes what the metric requires: option → value → requirements,
+    #: in place of ``requires`` (which are those of the default) when it is chosen
+    option_requires: Mapping[str, Mapping[Any, tuple[str, ...]]] = field(
+        default_factory=dict, compare=False, hash=False
+    )
     #: display name, with unit, in figures and tables (empty: the name)
     label: str = field(default="", compare=False)
     #: a measurement of the machine (run time): it varies between repetitions of a

@@ -120,6 +120,13 @@ MAX_EMD = ReleaseMetric(
     "(t-closeness level)",
     option_choices={"ground": GROUNDS, "unit": UNITS},
     requires=("record_partition", "confidential"),
+    # the released equivalence classes need no clusters, but the released quasi-identifiers
+    option_requires={
+        "unit": {
+            "cluster": ("record_partition", "confidential"),
+            "class": ("quasi_identifier", "confidential", "record_correspondence"),
+        }
+    },
     label="Largest cluster EMD (t reached)",
     cost=Cost("n*log(n)", seconds=4e-8),  # the clusters' sorted confidential values
 )

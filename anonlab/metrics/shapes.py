@@ -11,14 +11,21 @@ reports (SDMetrics' Quality Report), defined without record correspondence.
 
 Both are similarities in [0, 1] (1: the same shapes or trends), averaged over attributes
 (each attribute's pair trend is its mean over its pairs, so their mean is the mean over
-the m(m − 1)/2 pairs). Where they depart from SDMetrics: a constant column has r = 0 with
-every other one (SDMetrics refuses it), and values are not rounded to 14 digits first.
+the m(m − 1)/2 pairs). Option ``pairs`` of the pair trends chooses which pairs count
+(:data:`PAIRS`): ``all`` of them, the mean of CorrelationSimilarity and
+ContingencySimilarity over every pair (SDMetrics' Column Pair Trends score before 0.27), or
+``strong``, those whose original data show a trend, as the Column Pair Trends score of
+SDMetrics' Quality Report (0.27 and later) counts them: a numerical pair with |r| > 0.5
+(:data:`STRONG_CORRELATION`), a pair with a categorical attribute whose original 2-way
+table has Cramér's V > 0.3 (:data:`STRONG_ASSOCIATION`). Where they depart from
+SDMetrics: a constant column has r = 0 with every other one (SDMetrics refuses it), and
+values are not rounded to 14 digits first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -32,6 +39,15 @@ from anonlab.metrics.marginals import pair_shares
 #: equal-width bins of a numerical attribute in a pair with a categorical one (SDMetrics'
 #: ``num_discrete_bins`` default)
 PAIR_BINS = 10
+#: the pairs the pair trends count (the first the default): every pair, or those whose
+#: original data show a trend, as SDMetrics' Quality Report counts them
+PAIRS: tuple[str, ...] = ("all", "strong")
+#: a numerical pair counts under ``pairs: strong`` if its original |r| exceeds this
+#: (SDMetrics' ``DEFAULT_REAL_CORRELATION_THRESHOLD``)
+STRONG_CORRELATION = 0.5
+#: a pair with a categorical attribute counts under ``pairs: strong`` if the Cramér's V of
+#: its original 2-way table exceeds this (SDMetrics' ``DEFAULT_REAL_ASSOCIATION_THRESHOLD``)
+STRONG_ASSOCIATION = 0.3
 
 
 def ks_statistics(original: np.ndarray, released: np.ndarray) -> np.ndarray:
@@ -100,8 +116,10 @@ def column_shapes(
 @dataclass(frozen=True)
 class TrendReference:
     """The original's side of :func:`pair_trends`: its correlation matrix, the pairs
-    with a categorical attribute, the bins that cut their numerical attributes, and their
-    normalised 2-way tables (laid out as :func:`~anonlab.metrics.marginals.pair_shares`)."""
+    with a categorical attribute, the bins that cut their numerical attributes, their
+    normalised 2-way tables (laid out as :func:`~anonlab.metrics.marginals.pair_shares`),
+    and, under ``pairs: strong``, the ``(m, m)`` mask of the pairs that count
+    (``None``: every pair)."""
 
     correlation: np.ndarray
     categorical: np.ndarray
@@ -111,6 +129,7 @@ class TrendReference:
     sizes: np.ndarray
     offsets: np.ndarray
     shares: np.ndarray
+    counted: np.ndarray | None = None
 
 
 def _codes(values: np.ndarray, reference: TrendReference) -> np.ndarray:
@@ -126,8 +145,31 @@ def _codes(values: np.ndarray, reference: TrendReference) -> np.ndarray:
     return codes
 
 
-def trends_reference(original: np.ndarray, attributes: Sequence[Attribute]) -> TrendReference:
-    """The original's correlations and 2-way tables, shared by every release of a view."""
+def strong_pairs(reference: TrendReference, n: int) -> np.ndarray:
+    """The ``(m, m)`` mask of the pairs whose original data show a trend, as SDMetrics'
+    Quality Report counts them: two numerical attributes with |r| >
+    :data:`STRONG_CORRELATION`; a pair with a categorical attribute whose 2-way table of
+    ``n`` records, its empty rows and columns left out, has at least two of each and a
+    Cramér's V (:func:`scipy.stats.contingency.association`) > :data:`STRONG_ASSOCIATION`."""
+    from scipy.stats.contingency import association  # here: not needed to build a run
+
+    numerical = ~reference.categorical
+    counted = (np.abs(reference.correlation) > STRONG_CORRELATION) & np.outer(numerical, numerical)
+    np.fill_diagonal(counted, False)
+    for p, (a, b) in enumerate(zip(reference.first, reference.second, strict=True)):
+        shares = reference.shares[reference.offsets[p] : reference.offsets[p + 1]]
+        table = np.rint(shares * n).astype(np.int64).reshape(reference.sizes[[a, b]])
+        table = table[table.sum(axis=1) > 0][:, table.sum(axis=0) > 0]
+        strong = min(table.shape) >= 2 and association(table, method="cramer") > STRONG_ASSOCIATION
+        counted[a, b] = counted[b, a] = strong
+    return counted
+
+
+def trends_reference(
+    original: np.ndarray, attributes: Sequence[Attribute], pairs: str = PAIRS[0]
+) -> TrendReference:
+    """The original's correlations and 2-way tables, and the pairs that count under
+    ``pairs`` (:data:`PAIRS`), shared by every release of a view."""
     original = np.asarray(original, dtype=float)
     m = original.shape[1]
     categorical = np.array([a.categorical for a in attributes], dtype=bool)
@@ -151,15 +193,24 @@ def trends_reference(original: np.ndarray, attributes: Sequence[Attribute]) -> T
         pearson(numerical), categorical, edges, first, second, sizes, offsets, np.empty(0)
     )
     shares = pair_shares(_codes(original, reference), first, second, sizes, offsets)
-    return TrendReference(
+    reference = TrendReference(
         reference.correlation, categorical, edges, first, second, sizes, offsets, shares
     )
+    if pairs == "strong":
+        return replace(reference, counted=strong_pairs(reference, len(original)))
+    return reference
 
 
 def trends_against(reference: TrendReference, released: np.ndarray) -> np.ndarray:
     """Per attribute, the mean pair trend score with each other attribute against
-    ``released``; with one attribute there is no pair and nothing lost: 1."""
+    ``released``; with one attribute there is no pair and nothing lost: 1. Under
+    ``pairs: strong`` (``reference.counted``) every attribute holds the mean over the pairs
+    that count (SDMetrics' report scores pairs, not attributes), so their mean is that
+    score; NaN for each when no pair counts (SDMetrics' report: no score either)."""
     m = len(reference.categorical)
+    counted = reference.counted
+    if counted is not None and not counted.any():
+        return np.full(m, np.nan)
     if m < 2:
         return np.ones(m)
     released = np.asarray(released, dtype=float)
@@ -182,18 +233,27 @@ def trends_against(reference: TrendReference, released: np.ndarray) -> np.ndarra
         score[reference.first, reference.second] = 1.0 - tvd
         score[reference.second, reference.first] = 1.0 - tvd
     np.fill_diagonal(score, 0.0)
+    if counted is not None:
+        return np.full(m, score[np.triu(counted, k=1)].mean())
     return score.sum(axis=1) / (m - 1)
 
 
 def pair_trends(
-    original: np.ndarray, released: np.ndarray, attributes: Sequence[Attribute]
+    original: np.ndarray,
+    released: np.ndarray,
+    attributes: Sequence[Attribute],
+    pairs: str = PAIRS[0],
 ) -> np.ndarray:
-    """Column pair trend score of each attribute, its mean over the other attributes of
-    1 − |r − r'|/2 for two numerical attributes (SDMetrics' CorrelationSimilarity; for
-    numerical data 1 − ``correlation_difference``/2) and 1 − the TVD of the 2-way table
-    for a pair with a categorical attribute (ContingencySimilarity, the numerical one in
-    10 equal bins over the original's range). Needs no record correspondence."""
-    return trends_against(trends_reference(original, attributes), released)
+    """Column pair trend score of each attribute: per pair, 1 − |r − r'|/2 for two
+    numerical attributes (SDMetrics' CorrelationSimilarity; for numerical data
+    1 − ``correlation_difference``/2) and 1 − the TVD of the 2-way table for a pair with a
+    categorical attribute (ContingencySimilarity, the numerical one in 10 equal bins over
+    the original's range). ``pairs: all``: each attribute's mean over its m − 1 pairs, so
+    their mean is the mean over every pair; ``strong``: for every attribute, the mean over
+    the pairs whose original data show a trend (:func:`strong_pairs`), the Column Pair
+    Trends score of SDMetrics' Quality Report, NaN if none does. Needs no record
+    correspondence."""
+    return trends_against(trends_reference(original, attributes, pairs), released)
 
 
 COLUMN_SHAPES = AttributeMetric(
@@ -210,10 +270,15 @@ COLUMN_SHAPES = AttributeMetric(
 PAIR_TRENDS = AttributeMetric(
     "pair_trends",
     pair_trends,
-    "column pair trend similarity over the m(m-1)/2 attribute pairs: 1 - |r - r'|/2 for "
-    "numerical pairs, 1 - TVD of the 2-way table (10 bins) with a categorical attribute "
-    "(SDMetrics' CorrelationSimilarity, ContingencySimilarity); 1 for m = 1; no record "
-    "correspondence needed",
+    "column pair trend similarity: 1 - |r - r'|/2 for numerical pairs, 1 - TVD of the "
+    "2-way table (10 bins) with a categorical attribute (SDMetrics' CorrelationSimilarity, "
+    "ContingencySimilarity), averaged over all m(m-1)/2 attribute pairs (option pairs: all; "
+    "1 for m = 1) or, as the Column Pair Trends score of SDMetrics' Quality Report, over the "
+    "pairs with a trend in the original, |r| > 0.5 or Cramér's V > 0.3 (pairs: strong; NaN "
+    "if none); no record correspondence needed",
+    option_choices={"pairs": PAIRS},
+    # pairs: strong is NaN on the conformance data, whose attributes are drawn independently
+    test_params=({},),
     reference=trends_reference,
     against=trends_against,
     label="Column pair trends (1 − |Δr|/2, 1 − TVD)",

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import ks_2samp, pearsonr
+from scipy.stats.contingency import association
 
 from anonlab.datasets import build_dataset
 from anonlab.metrics import get_metric
@@ -92,3 +93,79 @@ def test_scores_ignore_record_order_and_are_one_on_the_original(view):
             metric.evaluate(original, released, attributes), rel=1e-14
         )
     assert get_metric("pair_trends").values(original[:, :1], released[:, :1], attributes[:1]) == 1
+
+
+def test_pair_trends_by_default_as_before(view):
+    # pair_trends of released_of(people) before option pairs existed: unchanged to the bit
+    original, attributes = view.protected_values, view.protected_attributes
+    for options in ({}, {"pairs": "all"}):
+        metric = get_metric("pair_trends", options)
+        assert metric.evaluate(original, released_of(view), attributes) == 0.8839411648553904
+
+
+def test_strong_pair_trends_count_only_the_strongly_correlated_pair():
+    # r(x, y) = 38/42 = 19/21, r(x, z) = 4/42, r(y, z) = 20/42 < 0.5: only (x, y) counts;
+    # the release moves r(x, y) to 32/42 = 16/21, so its score is 1 − (3/21)/2 = 13/14
+    frame = pd.DataFrame(
+        {
+            "x": [1, 2, 3, 4, 5, 6, 7, 8],
+            "y": [2, 1, 4, 3, 6, 5, 8, 7],
+            "z": [5, 1, 8, 2, 7, 3, 6, 4],
+        }
+    )
+    view = build_dataset("hand", frame, ["x", "y", "z"])
+    x = np.arange(1.0, 9.0)
+    released = np.column_stack([x, [1, 2, 3, 4, 8, 7, 6, 5], x])
+    attributes = view.protected_attributes
+    strong = get_metric("pair_trends", {"pairs": "strong"})
+    np.testing.assert_allclose(
+        strong.values(view.protected_values, released, attributes), [13 / 14] * 3, rtol=1e-15
+    )
+    every = get_metric("pair_trends").evaluate(view.protected_values, released, attributes)
+    assert every < 0.8  # r(x, z) went from 4/42 to 1: counted by pairs: all only
+
+
+def test_strong_pair_trends_are_nan_when_no_pair_shows_a_trend(view):
+    # the people data: |r| < 0.06 between the numerical attributes, Cramér's V < 0.3 with city
+    metric = get_metric("pair_trends", {"pairs": "strong"})
+    values = metric.values(view.protected_values, released_of(view), view.protected_attributes)
+    assert np.isnan(values).all()
+    one = view.protected_attributes[:1]
+    assert np.isnan(metric.values(view.protected_values[:, :1], released_of(view)[:, :1], one))
+
+
+def test_strong_pair_trends_are_sdmetrics_quality_report_score():
+    # SDMetrics' report: pairs with real |r| > 0.5, or real Cramér's V > 0.3 of the 2-way
+    # table (a numerical column in 10 bins), each scored as alone, then averaged
+    rng = np.random.default_rng(5)
+    a = rng.normal(0, 1, 200)
+    frame = pd.DataFrame(
+        {
+            "a": a,
+            "b": a + rng.normal(0, 0.8, 200),  # r ≈ 0.78 with a
+            "d": rng.normal(0, 1, 200),  # no trend with any other column
+            "c": np.where(a + rng.normal(0, 0.5, 200) > 0, "hi", "lo"),  # follows a
+        }
+    )
+    view = build_dataset("mixed", frame, list(frame.columns), categorical=["c"])
+    original = view.protected_values
+    released = original[rng.choice(200, 180)].copy()
+    released[:, :3] += rng.normal(0, 0.7, (180, 3))
+    released[:40, 3] = released[0, 3]
+    scores = []
+    for i, j in [(0, 1), (0, 2), (1, 2), (0, 3), (1, 3), (2, 3)]:
+        if j < 3:
+            r = pearsonr(original[:, i], original[:, j]).statistic
+            if abs(r) > 0.5:
+                r_ = pearsonr(released[:, i], released[:, j]).statistic
+                scores.append(1 - abs(r - r_) / 2)
+            continue
+        edges = np.histogram_bin_edges(original[:, i], bins=10)
+        edges[0], edges[-1] = -np.inf, np.inf
+        table = pd.crosstab(np.digitize(original[:, i], edges), original[:, j]).to_numpy()
+        if association(table, method="cramer") > 0.3:
+            scores.append(contingency_similarity(original, released, i, j, True))
+    assert len(scores) == 3  # (a, b), (a, c), (b, c); d shows no trend
+    strong = get_metric("pair_trends", {"pairs": "strong"})
+    ours = strong.values(original, released, view.protected_attributes)
+    np.testing.assert_allclose(ours, [np.mean(scores)] * 4, rtol=1e-13)
