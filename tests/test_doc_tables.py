@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import importlib.util
 import re
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import markdown
 import pytest
@@ -76,6 +79,11 @@ def test_the_built_table_lists_every_registered_component(marker):
     assert listed(built) == registered(marker)
 
 
+def unique(name: str, taken: Mapping[str, Any]) -> str:
+    """``name``, or ``name`` with a suffix when ``taken`` holds it."""
+    return name if name not in taken else f"{name}_{len(taken)}_fixture"
+
+
 def test_a_component_added_later_is_in_the_built_table_of_the_same_page():
     """A data source and an axis registered after the page was written (as a new file in
     the package is discovered) are in the tables the build writes from the unchanged page."""
@@ -84,11 +92,17 @@ def test_a_component_added_later_is_in_the_built_table_of_the_same_page():
 
     pages = {m: (ROOT / DOC_TABLES[m]).read_text(encoding="utf-8") for m in DOC_TABLES}
     axes, sources = dict(VIEW_AXES), dict(SOURCES)
+    # a contributor's own axis or source may already have the fixture's name: a fresh one
+    axis = load(FIXTURES / "records.py", "doc_records").N
+    axis = replace(axis, name=unique(axis.name, VIEW_AXES))
+    source = load(FIXTURES / "tiny.py", "doc_tiny").TINY
+    source = replace(source, name=unique(source.name, SOURCES))
     try:
-        register_axis(load(FIXTURES / "records.py", "doc_records").N)
-        register_source(load(FIXTURES / "tiny.py", "doc_tiny").TINY)
-        assert "n" in listed(block(render_doc_tables(pages["axes-table"]), "axes-table"))
-        assert "tiny" in listed(block(render_doc_tables(pages["datasets-table"]), "datasets-table"))
+        register_axis(axis)
+        register_source(source)
+        assert axis.name in listed(block(render_doc_tables(pages["axes-table"]), "axes-table"))
+        tables = render_doc_tables(pages["datasets-table"])
+        assert source.name in listed(block(tables, "datasets-table"))
     finally:
         VIEW_AXES.clear()
         VIEW_AXES.update(axes)

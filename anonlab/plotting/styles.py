@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from anonlab.methods import method_class, split_variant
+from anonlab.methods import METHODS, method_class, split_variant
 from anonlab.release import FORMS
 from anonlab.validation import ParameterError
 
@@ -165,6 +165,37 @@ def delta_e(one: str | Sequence[float], other: str | Sequence[float]) -> float:
     (:func:`cielab`); about 2 is just noticeable, 20 or more tells lines apart at a
     glance."""
     return float(np.linalg.norm(cielab(one) - cielab(other)))
+
+
+def free_colours(count: int = 8, lightest: float = 80.0) -> list[str]:
+    """Colours a new method may declare (its ``colour``): matplotlib's named CSS colours
+    at a CIE76 ΔE of :data:`MIN_DELTA_E` or more from every registered method's and from
+    one another, none lighter than ``lightest`` (L*), so a line shows on white.
+
+    Parameters
+    ----------
+    count : int
+        How many to return, at most.
+    lightest : float
+        The largest lightness L* in [0, 100] a colour may have.
+
+    Returns
+    -------
+    list of str
+        Hex colours, in order of hue name.
+    """
+    from matplotlib.colors import CSS4_COLORS
+
+    taken = [cls.colour for cls in METHODS.values() if cls.colour]
+    free: list[str] = []
+    for colour in sorted({c.lower() for c in CSS4_COLORS.values()}):
+        if cielab(colour)[0] > lightest:
+            continue
+        if all(delta_e(colour, other) >= MIN_DELTA_E for other in [*taken, *free]):
+            free.append(colour)
+        if len(free) == count:
+            break
+    return free
 
 
 def _mix(color: str, other: str, share: float) -> str:
