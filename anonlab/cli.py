@@ -6,7 +6,8 @@
 validates every experiment it names (:func:`declared_runs`: the engine's first stage,
 :mod:`anonlab.runner.validate`, before any data is read, worker started or kernel
 loaded), then builds them, plans their cost (:func:`planned`: refused above
-``max_hours``) and only then runs them. Every bad input, the
+``max_hours``) and only then runs them, with a worker pool only where the planned work pays
+for one (:func:`sized`). Every bad input, the
 config composition's own errors included, ends in one ``error: …`` line on stderr and exit
 status 2, before any work and before any write. A Hydra multirun (``-m``) and Hydra's own
 flags go through :func:`hydra.main` in ``run.py`` instead, which reports composition
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import difflib
 import gc
+import math
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -199,17 +201,47 @@ def planned(
     :class:`ParameterError` naming ``max_hours``) when estimated above the runs'
     ``max_hours``, and said in the first experiment's notes when above a minute. A redraw
     (``plot_only``) computes nothing and is not planned."""
+    return planned_work(config, runs, experiments)[0]
+
+
+def planned_work(
+    config: dict[str, Any], runs: Sequence[Declared], experiments: list[Experiment]
+) -> tuple[list[Experiment], float | None]:
+    """:func:`planned`'s experiments and the seconds of work (on one core) their plan
+    estimates (``None`` for a redraw, which is not planned)."""
     from dataclasses import replace
 
-    from anonlab.runner.plan import plan
+    from anonlab.runner.plan import planned_total
 
     if config.get("plot_only") or not experiments:
-        return experiments
-    said = plan(experiments, min(run.max_hours for run in runs))
+        return experiments, None
+    total, said = planned_total(experiments, min(run.max_hours for run in runs))
+    work = None if total is None else total.work
     if said is None:
-        return experiments
+        return experiments, work
     first = experiments[0]
-    return [replace(first, notes=(*first.notes, said)), *experiments[1:]]
+    return [replace(first, notes=(*first.notes, said)), *experiments[1:]], work
+
+
+def sized(
+    config: dict[str, Any], experiments: list[Experiment], work: float | None
+) -> list[Experiment]:
+    """The planned ``experiments`` of a local run with the processes their ``work``
+    (:func:`planned_work`) pays for: for :data:`~anonlab.runner.pool.POOL_SECONDS` or
+    more, the pool, started now unless :func:`warm_pool` did; below that the grid runs in
+    this process (``n_jobs=1``: a worker's start, its imports, or the shipping of jobs to
+    one, would cost more than it takes off), its figures too. A redraw, a Dask run and a
+    run with one process are left as they are."""
+    from dataclasses import replace
+
+    runner = config.get("runner") or {}
+    if work is None or config.get("fanout") or runner.get("name", "local") != "local":
+        return experiments
+    if work >= pool.POOL_SECONDS:
+        if not pool.running():
+            warm_pool(config)
+        return experiments
+    return [e if e.n_jobs == 1 else replace(e, n_jobs=1) for e in experiments]
 
 
 def execute(
@@ -288,11 +320,55 @@ def split_config_path(argv: Sequence[str]) -> tuple[Path, list[str]]:
     return conf_dir, overrides
 
 
-def warm_pool(config: dict[str, Any]) -> None:
+#: a run declaring at least this many jobs (cell × repetition, :func:`declared_jobs`)
+#: starts its pool as soon as it is validated, so that the workers' imports overlap this
+#: process's: their bookkeeping alone (:data:`~anonlab.runner.plan.JOB_SECONDS` each)
+#: makes the work that pays for a pool; a smaller run waits for its plan (:func:`sized`)
+EARLY_JOBS = 3000
+
+
+def declared_jobs(runs: Sequence[Declared]) -> int:
+    """At most how many jobs ``runs`` declare, known before any data are read: per method,
+    the product of the numbers of values of the grid axes it takes and of the data view's,
+    times the repetitions (a deterministic method runs once a cell: fewer) and the data
+    sets."""
+    from anonlab.runner.validate import components
+
+    parts = components()
+    total = 0
+    for run in runs:
+        datasets = len(run.config.get("datasets") or {}) or 1
+        for method in run.methods:
+            taken = {*parts.method(method).axes, *parts.view_axes}
+            grid = {**run.grid, **(run.grid_by_method.get(method) or {})}
+            cells = math.prod(
+                len(values) if isinstance(values, list | tuple) else 1
+                for axis, values in grid.items()
+                if axis in taken
+            )
+            total += cells * run.reps * datasets
+    return total
+
+
+def declared_figures(runs: Sequence[Declared]) -> int:
+    """How many figures ``runs`` draw: those each declares, or a study's one per metric."""
+    return sum(
+        len(run.metrics) if run.study else len(run.config.get("figures") or ()) for run in runs
+    )
+
+
+def warm_pool(config: dict[str, Any], runs: Sequence[Declared] | None = None) -> None:
     """Start a local run's worker pool now (:func:`anonlab.runner.pool.warm_up`), once the
     run is validated, so its workers import while this process imports the runner and
     builds the experiments (a redraw too: its figures are then drawn in parallel); an
-    invalid ``n_jobs`` (validation refuses it first) starts nothing."""
+    invalid ``n_jobs`` (validation refuses it first) starts nothing.
+
+    Given the validated ``runs``, only where workers are sure to pay: a run declaring
+    :data:`EARLY_JOBS` jobs or more (a smaller run's plan decides, :func:`sized`), a
+    redraw of two figures or more, drawn in parallel by workers that import the figures
+    only (:data:`~anonlab.runner.pool.DRAWING_MODULES`). A small run's figures are drawn
+    here: each process pays the first figure's imports and fonts, so a second process
+    would take off little more than a second figure, the cheaper one."""
     n_jobs = config.get("n_jobs", -1)
     runner = config.get("runner") or {}
     if (
@@ -302,7 +378,13 @@ def warm_pool(config: dict[str, Any]) -> None:
         or n_jobs == 0
     ):
         return
-    pool.warm_up(cap_n_jobs(n_jobs)[0])
+    if runs is None:
+        pool.warm_up(cap_n_jobs(n_jobs)[0])
+    elif config.get("plot_only"):
+        if declared_figures(runs) > 1:
+            pool.warm_up(cap_n_jobs(n_jobs)[0], pool.DRAWING_MODULES)
+    elif declared_jobs(runs) >= EARLY_JOBS:
+        pool.warm_up(cap_n_jobs(n_jobs)[0])
 
 
 #: the config keys whose override composes a run of one's own without an experiment: its
@@ -391,9 +473,10 @@ def run(argv: Sequence[str]) -> int:
             return no_experiment(conf_dir)
         config = compose_config(*overrides, conf_dir=conf_dir)
         runs = declared_runs(config, overrides, conf_dir)  # no data, worker or kernel yet
-        warm_pool(config)
+        warm_pool(config, runs)
         experiments, tables = prepare(config, runs, conf_dir)
-        experiments = planned(config, runs, experiments)  # the cost, before any job
+        experiments, work = planned_work(config, runs, experiments)  # before any job
+        experiments = sized(config, experiments, work)  # a pool where it pays
     except ERRORS as error:
         print(error_line(error), file=sys.stderr)
         return USAGE_ERROR

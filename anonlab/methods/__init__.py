@@ -37,6 +37,10 @@ __all__ = [
 #: the modules whose methods come first, in this order (the order of figure legends and
 #: listings); any other module of the package follows, by name
 FAMILIES = ("laplace", "individual_ranking", "multivariate", "tcloseness", "idp", "synthetic")
+#: the module of compiled loops (numba), which defines no method: imported where a release
+#: calls a loop, not by the registry, so that composing, validating and drawing a run
+#: import no numba
+KERNELS = "kernels"
 
 
 def _declared_in(module: Any) -> list[type[Method]]:
@@ -67,7 +71,7 @@ def _modules(name: str) -> list[Any]:
 
 
 def _discover() -> dict[str, type[Method]]:
-    modules = [m.name for m in pkgutil.iter_modules(__path__)]
+    modules = [m.name for m in pkgutil.iter_modules(__path__) if m.name != KERNELS]
     ordered = [*FAMILIES, *sorted(m for m in modules if m not in FAMILIES)]
     found: dict[str, type[Method]] = {}
     for name in ordered:

@@ -342,9 +342,13 @@ class Method(ABC):
         clock = time.perf_counter()
         released = laid_out(self.protect(dataset, rng), self.form, rng)
         seconds = time.perf_counter() - clock
-        stated = of_release(self, released, seeded=seeded, strict_bounds=strict_bounds)
-        if self.randomized:
-            stated = replace(stated, generator=generator_name(rng))
+        stated = of_release(
+            self,
+            released,
+            seeded=seeded,
+            strict_bounds=strict_bounds,
+            generator=generator_name(rng) if self.randomized else None,
+        )
         return replace(released, seconds=seconds, guarantee=stated)
 
 
@@ -386,8 +390,11 @@ def postprocess(
         ("postprocess", noisy), lambda: _clip_bounds(dataset, noisy)
     )
     out = values if in_place else np.array(values, dtype=float, copy=True)
-    for j in integer:  # column by column: no copy of the matrix
-        np.round(out[:, j], out=out[:, j])
+    if out.ndim == 2 and len(integer) == out.shape[1]:  # every column: in one call
+        np.round(out, out=out)
+    else:
+        for j in integer:  # column by column: no copy of the matrix
+            np.round(out[:, j], out=out[:, j])
     # np.clip's definition, min(max(x, low), high), without its wrapper's per-call cost;
     # categorical codes (bounds ±inf) are left as they are
     np.maximum(out, low, out=out)

@@ -160,7 +160,12 @@ def _join(*parts: str | None) -> str | None:
 
 
 def of_release(
-    method: Mechanism, release: Release, *, seeded: bool = True, strict_bounds: bool = False
+    method: Mechanism,
+    release: Release,
+    *,
+    seeded: bool = True,
+    strict_bounds: bool = False,
+    generator: str | None = None,
 ) -> Guarantee:
     """The guarantee ``release`` carries: :func:`guarantee` for its m attributes, with the
     k, t and l it reaches (its smallest cluster, its largest cluster EMD, its fewest
@@ -168,38 +173,64 @@ def of_release(
     entropy l per cluster and per released equivalence class) and what its data's domains
     (:func:`data_caveat`) and its randomness (``seeded``) add. ``strict_bounds`` (the library's
     :func:`anonlab.protect`): a domain read off the data voids a privacy notion instead of
-    being stated as a caveat, as the experiments state the papers' rule."""
+    being stated as a caveat, as the experiments state the papers' rule. ``generator``:
+    the bit generator a randomized release drew from (:func:`~anonlab.mechanisms.
+    generators.generator_name`), recorded in the guarantee.
+
+    A guarantee that no release value decides (every notion but k-anonymity and
+    t-closeness) is the same for every release of the method on the view: computed once
+    per view (:meth:`~anonlab.datasets.Dataset.computed_once`)."""
     view = release.dataset
+    m, aligned = release.values.shape[1], release.record_aligned
+    stated = view.computed_once(
+        ("of_release", method, m, seeded, aligned, strict_bounds, generator),
+        lambda: _before_values(method, view, m, seeded, aligned, strict_bounds, generator),
+    )
+    if stated.notion not in (K_ANONYMITY, T_CLOSENESS):
+        return stated
+    labels = release.cluster_labels
+    if stated.notion == K_ANONYMITY:
+        return replace(stated, k=smallest_cluster(labels))
+    ground = getattr(method, "ground", "distinct")
+    # the stated unit (cluster) under the method's ground first; the rank ground's t
+    # depends on the order of tied records, so the tie-free distinct ground's beside it
+    found = levels(view, labels, release.values, (ground, "distinct")[: 1 + (ground != "distinct")])
+    cluster = found[0]
+    reached_t = cluster.t
+    reached = replace(stated, k=cluster.k, t=reached_t, l=cluster.l, levels=found)
+    short = [
+        f"{what} reached {got:g}, the target {want:g}"
+        for what, got, want, worse in (
+            ("k", reached.k, stated.k, reached.k < stated.k),
+            ("t", reached_t, stated.t, reached_t > stated.t + 1e-12),
+        )
+        if worse
+    ]
+    return replace(reached, reason=_join(*short))
+
+
+def _before_values(
+    method: Mechanism,
+    view: Dataset,
+    m: int,
+    seeded: bool,
+    record_aligned: bool,
+    strict_bounds: bool,
+    generator: str | None,
+) -> Guarantee:
+    """:func:`of_release`'s guarantee before any release value: for k-anonymity and
+    t-closeness the claim, which the release's clusters then fill in (their generator
+    left as it is); for a notion with ε what holds as released (:func:`_as_released`)."""
     stated = replace(
-        guarantee(method, release.values.shape[1]),
+        guarantee(method, m),
         seeded=seeded if method.randomized else None,
-        record_aligned=release.record_aligned,
+        record_aligned=record_aligned,
     )
     if stated.notion in (K_ANONYMITY, T_CLOSENESS):
-        labels = release.cluster_labels
-        if stated.notion == K_ANONYMITY:
-            return replace(stated, k=smallest_cluster(labels))
-        ground = getattr(method, "ground", "distinct")
-        # the stated unit (cluster) under the method's ground first; the rank ground's t
-        # depends on the order of tied records, so the tie-free distinct ground's beside it
-        found = levels(
-            view, labels, release.values, (ground, "distinct")[: 1 + (ground != "distinct")]
-        )
-        cluster = found[0]
-        reached_t = cluster.t
-        reached = replace(stated, k=cluster.k, t=reached_t, l=cluster.l, levels=found)
-        short = [
-            f"{what} reached {got:g}, the target {want:g}"
-            for what, got, want, worse in (
-                ("k", reached.k, stated.k, reached.k < stated.k),
-                ("t", reached_t, stated.t, reached_t > stated.t + 1e-12),
-            )
-            if worse
-        ]
-        return replace(reached, reason=_join(*short))
+        return stated if generator is None else replace(stated, generator=generator)
     if stated.claimed in PRIVACY_NOTIONS:
-        return _as_released(method, view, stated, seeded, strict_bounds)
-    return stated
+        stated = _as_released(method, view, stated, seeded, strict_bounds)
+    return stated if generator is None else replace(stated, generator=generator)
 
 
 def before_release(

@@ -43,11 +43,23 @@ def _categorical_clusters(
 
 
 def _numeric_ranking(
-    dataset: Dataset, numeric: list[int], k: int, remainder: str
+    dataset: Dataset, numeric: list[int], k: int, remainder: str, keep: bool = False
 ) -> IndividualRanking:
     """Individual ranking of the numerical protected attributes (positions ``numeric``),
     from the data set's cached sort; with every attribute numerical, neither the values
-    nor the sort are copied."""
+    nor the sort are copied.
+
+    With ``keep``, the view keeps the last ranking it gave (one: a release's memory), for
+    the next call with the same attributes, k and remainder: the repetitions of a cell of
+    DP-IR Algorithm 1, and its cells that differ only in ε, which a run computes one after
+    the other, cut the same clusters. A kept ranking is never written into."""
+    if keep:
+        kept = dataset.computed_once("kept_ranking", dict)
+        key = (tuple(numeric), k, remainder)
+        if key not in kept:
+            kept.clear()
+            kept[key] = _numeric_ranking(dataset, numeric, k, remainder)
+        return kept[key]
     values = dataset.protected_values
     subset = values if len(numeric) == values.shape[1] else values[:, numeric]
     return individual_ranking(subset, k, dataset.sorted_protected.columns(numeric), remainder)
@@ -172,27 +184,38 @@ class IndividualRankingLaplace(Method):
     def categorical_mechanisms(self) -> tuple[Measurement, ...]:
         return (EXPONENTIAL[self.sampler],)  # DP-IR Alg. 2: the exponential mechanism
 
+    def _mechanism(
+        self, dataset: Dataset, numeric: list[int], k: int, budget: float
+    ) -> LaplaceMechanism:
+        """DP-IR Alg. 1 step 2 with §3.3 item 2: Laplace noise of sensitivity Δ(A_i)/k
+        (Lemma 1) and budget ε/m on the numerical attributes (positions ``numeric``);
+        every ``remainder`` option keeps each cluster at ≥ k records, as Lemma 1 needs.
+        The same for every release of a cell on its view (kept by the view)."""
+        widths = np.array([dataset.protected_attributes[j].width for j in numeric])
+        return LaplaceMechanism(individual_ranking_sensitivity(widths, k), budget, self.sampler)
+
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         attrs = dataset.protected_attributes
         k = check_int(self.k, "k", 1, dataset.n)
         values = dataset.protected_values
         numeric, _ = split_kinds(dataset)
         budget = attribute_budget(self.epsilon, len(attrs))  # DP-IR §3.3 item 2: ε/m each
-        # the sort's buffers are freed before the release is made
-        ranking = _numeric_ranking(dataset, numeric, k, self.remainder) if numeric else None
+        # kept by the view for the next release of the same clusters (never written into)
+        ranking = (
+            _numeric_ranking(dataset, numeric, k, self.remainder, keep=True) if numeric else None
+        )
         noisy = np.empty(values.shape)  # every column is written below
         scale = np.full(len(attrs), np.nan)
         if ranking is not None:
-            widths = np.array([attrs[j].width for j in numeric])
-            # DP-IR Alg. 1 step 2 with §3.3 item 2: sensitivity Δ(A_i)/k (Lemma 1); every
-            # `remainder` option keeps each cluster at ≥ k records, as Lemma 1 needs
-            mechanism = LaplaceMechanism(
-                individual_ranking_sensitivity(widths, k), budget, self.sampler
+            mechanism = dataset.computed_once(
+                ("ir_laplace", tuple(numeric), k, budget, self.sampler),
+                lambda: self._mechanism(dataset, numeric, k, budget),
             )
             # DP-IR Alg. 1 note: the same draw for all repeated centroid values of a cluster
-            # (drawn into the ranking's own centroids, which only this call holds)
-            mechanism.randomise(ranking.centroids, rng, out=ranking.centroids)
-            ranking.spread(values=noisy, columns=numeric)
+            # (drawn into a copy of the ranking's centroids, in their memory order)
+            centroids = np.copy(ranking.centroids, order="K")
+            mechanism.randomise(centroids, rng, out=centroids)
+            ranking.spread(centroids, values=noisy, columns=numeric)
             scale[numeric] = mechanism.scale
         categorical = _categorical_clusters(dataset, k, self.remainder)
         for j, clusters in categorical.items():
@@ -209,7 +232,7 @@ class IndividualRankingLaplace(Method):
             )
             noisy[:, j] = chosen[clusters]
         labelling = _labelling(dataset, ranking, categorical)
-        del ranking  # its centroids are not held while the release is post-processed
+        del ranking
         return Release(
             dataset,
             postprocess(dataset, noisy, noisy=self.round_integers, in_place=True),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import import_module
 from typing import ClassVar
 
 import numpy as np
@@ -23,9 +24,6 @@ from anonlab.guarantee import T_CLOSENESS, TIES, Guarantee
 from anonlab.methods.base import Method, Release, postprocess
 from anonlab.microaggregation import cluster_means
 from anonlab.tcloseness import GROUNDS
-from anonlab.tcloseness.kfirst import tclose_kfirst
-from anonlab.tcloseness.merge import tclose_merge
-from anonlab.tcloseness.tfirst import tclose_tfirst, tclose_tfirst_merged
 from anonlab.validation import ParameterError, check_int
 
 Algorithm = Callable[..., np.ndarray]  # (qi, confidential, k, t[, ground]) -> labels
@@ -57,7 +55,9 @@ class TCloseness(Method):
     randomized: ClassVar[bool] = False
     partition: ClassVar[str | None] = "record"
     option_choices: ClassVar[dict[str, tuple[str, ...]]] = {"ground": GROUNDS}
-    algorithm: ClassVar[Algorithm]
+    #: the algorithm, ``"<module of anonlab.tcloseness>:<function>"``, imported (with its
+    #: compiled loops and numba) when a release is made, not when the method registry is
+    algorithm: ClassVar[str]
     numeric_only: ClassVar[bool] = True
     needs_roles: ClassVar[tuple[str, ...]] = ("quasi_identifier", "confidential")
     computes_emd: ClassVar[bool] = True  # whether the algorithm takes the ground distance
@@ -101,7 +101,9 @@ class TCloseness(Method):
         values = dataset.protected_values
         qi = values[:, qis]
         ground = {"ground": self.ground} if type(self).computes_emd else {}
-        labels = type(self).algorithm(
+        module, _, function = type(self).algorithm.partition(":")
+        algorithm: Algorithm = getattr(import_module(f"anonlab.tcloseness.{module}"), function)
+        labels = algorithm(
             qi,
             dataset.frame[confidential].to_numpy(dtype=float),
             check_int(self.k, "k", 1, dataset.n),
@@ -126,7 +128,7 @@ class TCloseMerge(TCloseness):
     label: ClassVar[str] = "Alg. 1 (merge)"
     colour: ClassVar[str | None] = "#bbcc33"  # pear
     marker: ClassVar[str | tuple[int, int, float] | None] = "8"  # octagon
-    algorithm: ClassVar[Algorithm] = staticmethod(tclose_merge)
+    algorithm: ClassVar[str] = "merge:tclose_merge"
 
 
 @dataclass(frozen=True)
@@ -138,7 +140,7 @@ class TCloseKFirst(TCloseness):
     label: ClassVar[str] = "Alg. 2 (k-anonymity first)"
     colour: ClassVar[str | None] = "#cab2d6"  # lavender
     marker: ClassVar[str | tuple[int, int, float] | None] = (4, 1, 45)  # 4-point star, 45°
-    algorithm: ClassVar[Algorithm] = staticmethod(tclose_kfirst)
+    algorithm: ClassVar[str] = "kfirst:tclose_kfirst"
     cost: ClassVar[Cost] = Cost("n^2/k*(m+20)", seconds=3e-10)  # and its record swaps
 
 
@@ -157,7 +159,7 @@ class TCloseTFirst(TCloseness):
     label: ClassVar[str] = "Alg. 3 (t-closeness first)"
     colour: ClassVar[str | None] = "#e31a1c"  # red
     marker: ClassVar[str | tuple[int, int, float] | None] = (6, 1, 0)  # 6-point star
-    algorithm: ClassVar[Algorithm] = staticmethod(tclose_tfirst)
+    algorithm: ClassVar[str] = "tfirst:tclose_tfirst"
     computes_emd: ClassVar[bool] = False
     # clusters of k' = max(k, ⌈n/(2(n − 1)t + 1)⌉) ≈ max(k, 1/(2t)) records (Expression 3)
     cost: ClassVar[Cost] = Cost("n^2/max(k,1/(2*t))*(m+20)", seconds=1e-10)
@@ -172,5 +174,5 @@ class TCloseTFirstMerged(TCloseness):
     label: ClassVar[str] = "Alg. 3 + merging"
     colour: ClassVar[str | None] = "#663333"  # dark red
     marker: ClassVar[str | tuple[int, int, float] | None] = ">"  # triangle right
-    algorithm: ClassVar[Algorithm] = staticmethod(tclose_tfirst_merged)
+    algorithm: ClassVar[str] = "tfirst:tclose_tfirst_merged"
     cost: ClassVar[Cost] = Cost("n^2/max(k,1/(2*t))*(m+20)", seconds=1.2e-10)

@@ -34,12 +34,16 @@ FAMILIES = (
     "risk",
     "attacks",
 )
+#: the module of compiled loops (numba), which defines no metric: imported where a value
+#: is computed, not by the registry, so that composing, validating and drawing a run
+#: import no numba
+KERNELS = "kernels"
 
 
 def _discover() -> dict[str, AttributeMetric | ReleaseMetric]:
     """Every metric the package's modules define at module level, in module order
     (:data:`FAMILIES` first), each in its module's definition order."""
-    modules = [m.name for m in pkgutil.iter_modules(__path__)]
+    modules = [m.name for m in pkgutil.iter_modules(__path__) if m.name != KERNELS]
     found: dict[str, AttributeMetric | ReleaseMetric] = {}
     for name in [*FAMILIES, *sorted(m for m in modules if m not in FAMILIES)]:
         for metric in vars(importlib.import_module(f"{__name__}.{name}")).values():

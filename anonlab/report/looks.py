@@ -209,10 +209,15 @@ def run_later_looks(experiment: Experiment, *, progress: bool = True) -> list[Pa
     pending = [c for c in claims if c.kind not in ("cells", "privacy")]
     for index in range(1, len(looks)):
         due = []
+        # one view per table, shared by the claims judged on it (as the report shares
+        # it): each metric's points are summarised once, not once per claim
+        views: dict[int, RepsView] = {}
         for claim in pending:
-            data = _claim_table(table, added, reached.get(claim.id, looks[0]))
+            reps = reached.get(claim.id, looks[0])
+            if reps not in views:
+                views[reps] = RepsView(_claim_table(table, added, reps), None)
             try:
-                result = judge_in_looks(claim, RepsView(data, None), looks, spent)
+                result = judge_in_looks(claim, views[reps], looks, spent)
             except (ClaimError, KeyError, TypeError, ValueError, ArithmeticError):
                 continue
             if result.needs_more_data and result.next_reps == looks[index]:

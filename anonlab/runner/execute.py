@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from joblib import effective_n_jobs
 from tqdm.auto import tqdm
 
 from anonlab.datasets import Dataset
@@ -21,6 +20,7 @@ from anonlab.methods import Method, grid_axes, method_class
 from anonlab.metrics import get_attribute_metric, get_metric
 from anonlab.metrics.base import CONTROL_SHARES, control_split
 from anonlab.release import Release
+from anonlab.runner import pool
 from anonlab.runner.checkpoint import ROW_KEY, Checkpoint
 from anonlab.runner.grid import Cell
 from anonlab.runner.pool import map_tasks
@@ -212,7 +212,8 @@ def _split(jobs: Sequence[Job], n_batches: int) -> list[list[Job]]:
 def _local_batches(
     dataset: Dataset, jobs: Sequence[Job], args: tuple[Any, ...], n_jobs: int
 ) -> Iterator[tuple[int, list[dict[str, Any]]]]:
-    tasks = [(dataset, batch, *args) for batch in _split(jobs, effective_n_jobs(n_jobs) * 8)]
+    processes = 1 if n_jobs == 1 else pool.helpers(n_jobs) + 1
+    tasks = [(dataset, batch, *args) for batch in _split(jobs, processes * 8)]
     for _, done in map_tasks(run_batch, tasks, n_jobs):  # this process and n_jobs − 1 workers
         yield done
 

@@ -189,6 +189,8 @@ def cold_tables(
 def workers_of(n_jobs: int) -> int:
     """The processes that share a run's jobs for ``n_jobs`` (negative: counted from the
     cores, joblib's convention), at least one."""
+    if n_jobs == 1:  # no pool: joblib is not imported
+        return 1
     from joblib import effective_n_jobs
 
     return max(1, effective_n_jobs(n_jobs))
@@ -285,17 +287,24 @@ def plan(experiments: Iterable[Experiment], max_hours: float) -> str | None:
     """The plan of ``experiments`` run one after the other: refused above ``max_hours``
     (:func:`check_hours`), else the note announcing it when it is estimated above
     :data:`NOTE_SECONDS` (``None`` below)."""
+    return planned_total(experiments, max_hours)[1]
+
+
+def planned_total(
+    experiments: Iterable[Experiment], max_hours: float
+) -> tuple[Estimate | None, str | None]:
+    """:func:`plan`'s estimate of ``experiments`` run one after the other (``None`` for
+    none) with its note: the command line also reads off it whether the run pays for a
+    worker pool (:data:`~anonlab.runner.pool.POOL_SECONDS`)."""
     counted: set[Path] = set()  # a table cached by one experiment is not paid again
     estimates = [estimate(e, counted) for e in experiments]
     if not estimates:
-        return None
+        return None, None
     total = estimates[0]
     for more in estimates[1:]:
         total = total + more
     check_hours(total, max_hours)
-    if total.seconds <= NOTE_SECONDS:
-        return None
-    return total.summary()
+    return total, (None if total.seconds <= NOTE_SECONDS else total.summary())
 
 
 __all__ = [
@@ -309,6 +318,7 @@ __all__ = [
     "cold_tables",
     "estimate",
     "plan",
+    "planned_total",
     "suggested_hours",
     "table_seconds",
     "workers_of",

@@ -1,14 +1,15 @@
 """Local parallel runs: this process and ``n_jobs − 1`` pool workers share the tasks
-(:func:`map_tasks`); the command line starts the workers early (:func:`warm_up`) and stops
-them when it ends (:func:`stop`).
+(:func:`map_tasks`); the command line starts the workers early (:func:`warm_up`), only
+where the work pays for their start (:func:`anonlab.cli.sized`, :data:`POOL_SECONDS`), and
+stops them when it ends (:func:`stop`).
 
 The workers are joblib's reusable, memory-mapping loky executor (what
 :class:`joblib.Parallel` runs on): large NumPy arrays reach them as memory maps. Unlike
 :class:`~joblib.Parallel`, which leaves the main process waiting, the main process takes
 tasks too, so ``n_jobs=2`` starts one worker, not two. A worker is a fresh interpreter
-that imports NumPy, pandas, numba, matplotlib and the runner (about 1 s); started early,
-that overlaps the main process's own imports. Results never depend on who runs a task
-(:mod:`anonlab.runner.execute`).
+that imports NumPy, pandas, numba, matplotlib and the runner (about 1.5 s; a redraw's, the
+figures only); started early, that overlaps the main process's own imports. Results never
+depend on who runs a task (:mod:`anonlab.runner.execute`).
 
 Nothing outlives the run: each worker watches the process that started it
 (:func:`_watch_parent`) and exits within :data:`WATCH_INTERVAL` of its death, however it
@@ -42,6 +43,16 @@ WORKER_MODULES = (
     "anonlab.metrics.kernels",
     "anonlab.plotting.curves",
 )
+#: what a worker of a redraw (``plot_only``) imports: the figures only, no kernel
+DRAWING_MODULES = ("anonlab.runner.render", "anonlab.plotting.curves")
+#: more figures than this are drawn by the worker pool (:mod:`anonlab.runner.render`):
+#: fewer cost less drawn here, one after the other, than the workers' start (their
+#: imports) takes off
+PARALLEL_FIGURES = 3
+#: seconds of work (on one core, :mod:`anonlab.runner.plan`) below which a run starts no
+#: pool: a worker's start (its imports, about 1.5 s of a core) would cost the machine
+#: more than sharing the work would take off the run
+POOL_SECONDS = 3.0
 #: the thread pools of the numerical libraries, limited in each worker as joblib does
 THREAD_VARIABLES = (
     "OMP_NUM_THREADS",
@@ -56,17 +67,18 @@ AHEAD = 2  # tasks queued per worker, so a worker never waits for the next one
 WATCH_INTERVAL = 0.2
 
 _pool: Any = None  # the executor this process started, if any
+_workers = 0  # its number of workers
 
 
-def _load_runner() -> None:
-    """Import :data:`WORKER_MODULES` (run in the workers), then leave the objects of every
-    module imported out of garbage collection (:func:`gc.freeze`): they live as long as
-    the worker, and the collections at its exit would otherwise walk them all again
+def _load_runner(modules: Sequence[str] = WORKER_MODULES) -> None:
+    """Import ``modules`` (run in the workers), then leave the objects of every module
+    imported out of garbage collection (:func:`gc.freeze`): they live as long as the
+    worker, and the collections at its exit would otherwise walk them all again
     (0.2–0.3 s a worker)."""
     import gc
     from importlib import import_module
 
-    for name in WORKER_MODULES:
+    for name in modules:
         import_module(name)
     gc.freeze()
 
@@ -102,7 +114,7 @@ def helpers(n_jobs: int) -> int:
 def _executor(workers: int) -> Any:
     """joblib's reusable executor of ``workers`` processes, each with its numerical
     libraries' threads limited to its share of the cores."""
-    global _pool
+    global _pool, _workers
     from joblib.executor import get_memmapping_executor
 
     threads = str(max((os.cpu_count() or 1) // (workers + 1), 1))
@@ -112,6 +124,7 @@ def _executor(workers: int) -> Any:
         initializer=_watch_parent,
         initargs=(os.getpid(),),
     )
+    _workers = workers
     return _pool
 
 
@@ -121,14 +134,23 @@ def running() -> bool:
     return _pool is not None
 
 
-def warm_up(n_jobs: int) -> None:
-    """Start the pool workers of ``n_jobs`` now, each importing :data:`WORKER_MODULES`;
-    returns at once (no-op for ``n_jobs=1``). A failure surfaces with the first task."""
+def processes() -> int:
+    """The processes that share tasks with the pool running (:func:`running`): this one
+    and its workers, as the ``n_jobs`` of :func:`map_tasks` (1 without a pool)."""
+    return _workers + 1 if _pool is not None else 1
+
+
+def warm_up(n_jobs: int, modules: Sequence[str] = WORKER_MODULES) -> None:
+    """Start the pool workers of ``n_jobs`` now, each importing ``modules`` (a run's
+    :data:`WORKER_MODULES`, a redraw's :data:`DRAWING_MODULES`); returns at once (no-op
+    for ``n_jobs=1``). A failure surfaces with the first task."""
+    if n_jobs == 1:  # no worker: not even joblib to import
+        return
     workers = helpers(n_jobs)
     if workers >= 1:
         executor = _executor(workers)
         for _ in range(workers):
-            executor.submit(_load_runner)
+            executor.submit(_load_runner, tuple(modules))
 
 
 def map_tasks(
@@ -137,7 +159,7 @@ def map_tasks(
     """``(i, fn(*tasks[i]))`` for every task, in the order they finish, computed by this
     process and the ``n_jobs − 1`` pool workers; an error stops the run (tasks not yet
     started are cancelled) and is raised here."""
-    workers = min(helpers(n_jobs), len(tasks) - 1)
+    workers = 0 if n_jobs == 1 or len(tasks) < 2 else min(helpers(n_jobs), len(tasks) - 1)
     if workers < 1:
         for index, task in enumerate(tasks):
             yield index, fn(*task)
@@ -173,7 +195,7 @@ def stop(kill: bool = False) -> None:
     """Stop the pool now and remove its temporary folders: once its workers have finished
     their tasks, or at once with ``kill``. Call it only when no more work will be
     submitted (the command line's last step)."""
-    global _pool
+    global _pool, _workers
     if _pool is not None:
         _pool.terminate(kill_workers=kill)
-        _pool = None
+        _pool, _workers = None, 0

@@ -24,15 +24,12 @@ from anonlab.runner.checkpoint import PARTS as PARTS_KEY
 from anonlab.runner.checkpoint import Checkpoint, checkpoint_key, folder_lock, note, reason
 from anonlab.runner.execute import assemble, plan_jobs
 from anonlab.runner.plan import cold_tables, table_seconds, workers_of
-from anonlab.runner.pool import map_tasks
+from anonlab.runner.pool import PARALLEL_FIGURES, map_tasks
 from anonlab.runner.store import finite_rows, git_commit, write_table
 from anonlab.validation import ParameterError
 
 if TYPE_CHECKING:
     from anonlab.runner.experiment import Experiment
-
-#: more figures than this are drawn by the worker pool (:func:`render_experiment`)
-PARALLEL_FIGURES = 3
 
 
 def draw_figure(table: pd.DataFrame, spec: FigureSpec, directory: Path) -> list[Path] | str:
@@ -135,10 +132,13 @@ def render_experiment(
     directory = experiment.out_dir / "figures"
     figures = experiment.figures
     # about 0.5 s a figure (PNG and PDF): drawn in parallel by workers already started
-    # (by the grid: their imports are done), else a few here and more in parallel, where
-    # starting the workers (about 1.5 s of imports) pays for itself
-    parallel = len(figures) > 1 and pool.running() or len(figures) > PARALLEL_FIGURES
-    workers = experiment.n_jobs if parallel else 1
+    # (for the grid or the figures: their imports are done), whatever share of the grid
+    # they took, else a few here and more in parallel, where starting the workers (about
+    # 1.5 s of imports) pays for itself
+    if len(figures) > 1 and pool.running():
+        workers = pool.processes()
+    else:
+        workers = experiment.n_jobs if len(figures) > PARALLEL_FIGURES else 1
     shown = shown_data(table, experiment.data_names)
     drawn = dict(map_tasks(draw_figure, [(shown, spec, directory) for spec in figures], workers))
     for i in range(len(figures)):

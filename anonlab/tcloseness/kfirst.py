@@ -50,7 +50,8 @@ from numba import njit
 
 from anonlab.microaggregation.kernels import alive_argmax, alive_centroid, column_distances
 from anonlab.microaggregation.mdav import standardise
-from anonlab.tcloseness.emd import OrderedEMD, counts_emd
+from anonlab.tcloseness.emd import OrderedEMD
+from anonlab.tcloseness.emd_kernels import counts_emd
 from anonlab.tcloseness.merge import EMD_TOLERANCE, check_same_length, merge_until_t_close
 from anonlab.validation import check_int, check_t
 

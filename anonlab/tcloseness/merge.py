@@ -12,7 +12,8 @@ import numpy as np
 from numba import njit
 
 from anonlab.microaggregation.mdav import mdav, standardise
-from anonlab.tcloseness.emd import OrderedEMD, counts_emd, linked_bins_emd, merge_linked
+from anonlab.tcloseness.emd import OrderedEMD
+from anonlab.tcloseness.emd_kernels import counts_emd, linked_bins_emd, merge_linked
 from anonlab.validation import ParameterError, check_int, check_t
 
 #: Absolute slack on EMD comparisons (EMDs lie in [0, 1]). Two EMDs closer than this are
