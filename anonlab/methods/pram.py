@@ -160,16 +160,16 @@ def keep_matrix(pd: float, size: int) -> np.ndarray:
 def invariant_matrix(diagonal: np.ndarray, alpha: float, frequencies: np.ndarray) -> np.ndarray:
     """sdcMicro's invariant matrix α·R + (1 − α)·I, R = P·Q (its ``calcTransitionMatrix``).
 
+    Q[k, j] = P[j, k]·p_j / s_k with s_k = Σ_i p_i·P[i, k] (a category no record can
+    reach, s_k = 0, keeps itself), so p·R = p: R leaves the expected frequencies as they
+    are.
+
     Parameters
     ----------
     diagonal : P's diagonal, one entry per category (sdcMicro draws it in [pd, 1]); each
         row's rest is spread evenly, (1 − P[i, i])/(L − 1).
     alpha : the weight of R.
     frequencies : the share of the data in each category, p (summing to 1).
-
-    Q[k, j] = P[j, k]·p_j / s_k with s_k = Σ_i p_i·P[i, k] (a category no record can
-    reach, s_k = 0, keeps itself), so p·R = p: R leaves the expected frequencies as they
-    are.
     """
     size = len(diagonal)
     if size == 1:
