@@ -76,18 +76,15 @@ class AdditiveNoise(Method):
     numeric_only: ClassVar[bool] = True
     # noisy values of whole-number attributes are rounded, as every noisy release here
     round_integers: ClassVar[bool] = True
+    #: why the release is not differentially private (the guarantee's reason)
+    not_dp: ClassVar[str] = (
+        "perturbative SDC (sdcMicro addNoise 'additive'): Gaussian noise scaled to "
+        "each attribute's own standard deviation, which depends on every record; "
+        "nothing bounds what one record changes, so no differential privacy"
+    )
 
     def claim(self, m: int) -> Guarantee:
-        return Guarantee(
-            NONE,
-            NONE,
-            caveat=SEED_UNDOES_NOISE,
-            reason=(
-                "perturbative SDC (sdcMicro addNoise 'additive'): Gaussian noise scaled to "
-                "each attribute's own standard deviation, which depends on every record; "
-                "nothing bounds what one record changes, so no differential privacy"
-            ),
-        )
+        return Guarantee(NONE, NONE, caveat=SEED_UNDOES_NOISE, reason=self.not_dp)
 
     def mechanisms(self) -> tuple[Measurement, ...]:
         return (GAUSSIAN_NUMPY,)  # numpy's floating-point normal draws
@@ -100,10 +97,13 @@ class AdditiveNoise(Method):
         the sample standard deviation (n − 1 in the denominator, R's ``sd``)."""
         return self.noise / 100.0 * np.sqrt(dataset.protected_variance)
 
+    def draw(self, dataset: Dataset, rng: np.random.Generator) -> np.ndarray:
+        """The noise, one standard normal per value scaled by :meth:`sigma`."""
+        return rng.standard_normal(dataset.protected_values.shape) * self.sigma(dataset)
+
     def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
         check_records(dataset, self.name)
-        values = dataset.protected_values
-        noisy = values + rng.standard_normal(values.shape) * self.sigma(dataset)
+        noisy = dataset.protected_values + self.draw(dataset, rng)
         # clipped to the declared domains and rounded where declared whole (sdcMicro does
         # neither)
         return Release(dataset, postprocess(dataset, noisy, noisy=True, in_place=True))
@@ -118,41 +118,23 @@ def noise_factor(covariance: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class CorrelatedNoise(Method):
+class CorrelatedNoise(AdditiveNoise):
     """Correlated noise (sdcMicro addNoise, method 'correlated'; Brand 2002): every
     record gets a draw of N(0, noise/100 · Σ), Σ the covariance matrix of the data's own
     protected attributes, so the release's covariance is (1 + noise/100)·Σ in expectation;
     not DP."""
 
-    noise: float = 150.0
     name: ClassVar[str] = "correlated_noise"
     label: ClassVar[str] = "Correlated noise"
     colour: ClassVar[str | None] = "#88ccee"  # light cyan (Paul Tol)
     marker: ClassVar[str | tuple[int, int, float] | None] = (12, 1, 0)  # 12-point star
-    axes: ClassVar[tuple[str, ...]] = ("noise",)
-    own_axes: ClassVar[tuple[Axis, ...]] = (NOISE,)
     cost: ClassVar[Cost] = Cost("n*m", seconds=1.2e-7)  # one draw per value, mixed by m × m
-    numeric_only: ClassVar[bool] = True
-    round_integers: ClassVar[bool] = True
-
-    def claim(self, m: int) -> Guarantee:
-        return Guarantee(
-            NONE,
-            NONE,
-            caveat=SEED_UNDOES_NOISE,
-            reason=(
-                "perturbative SDC (sdcMicro addNoise 'correlated', Brand 2002): Gaussian "
-                "noise with the covariance of the data's own attributes, which depends on "
-                "every record; nothing bounds what one record changes, so no differential "
-                "privacy"
-            ),
-        )
-
-    def mechanisms(self) -> tuple[Measurement, ...]:
-        return (GAUSSIAN_NUMPY,)
-
-    def check_dataset(self, dataset: Dataset) -> None:
-        check_records(dataset, self.name)
+    not_dp: ClassVar[str] = (
+        "perturbative SDC (sdcMicro addNoise 'correlated', Brand 2002): Gaussian "
+        "noise with the covariance of the data's own attributes, which depends on "
+        "every record; nothing bounds what one record changes, so no differential "
+        "privacy"
+    )
 
     def covariance(self, dataset: Dataset) -> np.ndarray:
         """The noise's covariance: noise/100 · Σ, Σ the sample covariance (n − 1 in the
@@ -160,10 +142,8 @@ class CorrelatedNoise(Method):
         sigma = np.cov(dataset.protected_values, rowvar=False, ddof=1)
         return self.noise / 100.0 * np.atleast_2d(sigma)
 
-    def protect(self, dataset: Dataset, rng: np.random.Generator) -> Release:
-        check_records(dataset, self.name)
-        values = dataset.protected_values
+    def draw(self, dataset: Dataset, rng: np.random.Generator) -> np.ndarray:
+        """One standard normal per value, mixed by the factor of :meth:`covariance`: each
+        row ~ N(0, noise/100·Σ)."""
         factor = noise_factor(self.covariance(dataset))
-        # one standard normal per value, mixed by the factor: each row ~ N(0, noise/100·Σ)
-        noisy = values + rng.standard_normal(values.shape) @ factor.T
-        return Release(dataset, postprocess(dataset, noisy, noisy=True, in_place=True))
+        return rng.standard_normal(dataset.protected_values.shape) @ factor.T
