@@ -30,11 +30,13 @@ def test_it_builds_with_the_arenas_methods_data_and_a_classic_sweep(compose_conf
         assert config["options"][method] == options
     for method, axes in arena["grid_by_method"].items():  # k per method, as there
         assert config["grid_by_method"][method] == axes
-    # the classic methods ignore ε: each gets two settings of its own axis
+    # the classic methods ignore ε: each gets six settings of its own axis, as ε has six
     wine = experiment.cells_of(experiment.datasets[2])
     settings = {m: [c.param_dict for c in wine if c.method == m] for m in ("rank_swap",)}
-    assert settings == {"rank_swap": [{"p": 5.0}, {"p": 15.0}]}
-    assert {c.param_dict["noise"] for c in wine if c.method == "additive_noise"} == {50.0, 150.0}
+    assert settings == {"rank_swap": [{"p": p} for p in (1.0, 2.0, 5.0, 10.0, 15.0, 30.0)]}
+    noise = {10.0, 25.0, 50.0, 100.0, 150.0, 250.0}
+    for method in ("additive_noise", "correlated_noise"):
+        assert {c.param_dict["noise"] for c in wine if c.method == method} == noise
     assert [c.param_dict["epsilon"] for c in wine if c.method == "laplace"] == [0.1, 1.0, 10.0]
     assert [name for name, _ in experiment.tables] == ["disclosure"]
     for attack in ("singling_out", "linkability", "attribute_inference"):
