@@ -11,6 +11,7 @@ confidential attribute.
 
 from __future__ import annotations
 
+import bz2
 from functools import lru_cache
 from pathlib import Path
 
@@ -75,24 +76,86 @@ def nhds_colspecs(fields: tuple[str, ...]) -> list[tuple[int, int]]:
     return [(int(ends[position[f]] - widths[position[f]]), int(ends[position[f]])) for f in fields]
 
 
+def read_nhds_fields(path: str, fields: tuple[str, ...]) -> pd.DataFrame:
+    """Integer values of ``fields`` in every record of a bz2-compressed NHDS 2010 file.
+
+    Each record must have the :data:`NHDS_LAYOUT` width and the same line ending (LF or
+    CRLF). A field's value is its digits; as :func:`pandas.read_fwf` does, spaces before or
+    after them are ignored (the file right-justifies numbers, e.g. an age of ``' 5'``).
+
+    Parameters
+    ----------
+    path : the bz2-compressed fixed-width file.
+    fields : names from :data:`NHDS_LAYOUT` holding unsigned integer codes.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One ``int64`` column per field, one row per record, in file order.
+
+    Raises
+    ------
+    ParameterError
+        If the records are ragged or of another width, or a field is blank, holds a
+        character other than a digit or a space, or has spaces between its digits.
+    """
+    data = bz2.decompress(Path(path).read_bytes())
+    width = sum(w for _, w in NHDS_LAYOUT)
+    end = data.find(b"\n")
+    if end < 0:
+        raise ParameterError(f"{path}: no line ending; not a file of NHDS 2010 records")
+    ending = b"\r\n" if data[end - 1 : end] == b"\r" else b"\n"
+    length = end + 1  # one record with its line ending
+    records, rest = divmod(len(data), length)
+    table = np.frombuffer(data, dtype=np.uint8)[: records * length].reshape(records, length)
+    if (
+        rest
+        or (table[:, end + 1 - len(ending) :] != np.frombuffer(ending, dtype=np.uint8)).any()
+        or data.count(b"\n") != records
+        or data.count(b"\r") != records * (len(ending) - 1)
+    ):
+        raise ParameterError(
+            f"{path}: records of unequal length or line ending; the NHDS 2010 layout has "
+            f"fixed-width records of {width} characters"
+        )
+    if length - len(ending) != width:
+        raise ParameterError(
+            f"{path}: records of {length - len(ending)} characters; the NHDS 2010 layout has "
+            f"{width}"
+        )
+    columns = {}
+    for field, (start, stop) in zip(fields, nhds_colspecs(fields), strict=True):
+        chars = table[:, start:stop]
+        space = chars == ord(" ")
+        if space.all(axis=1).any():
+            raise ParameterError(f"{path}: blank value in a field of the NHDS 2010 layout")
+        digit = (chars - np.uint8(ord("0"))) <= 9  # uint8 arithmetic wraps below '0'
+        count = digit.sum(axis=1)
+        first = digit.argmax(axis=1)
+        last = stop - start - 1 - digit[:, ::-1].argmax(axis=1)
+        bad = ~(digit | space).all(axis=1) | (last - first + 1 != count)
+        if bad.any():
+            row = int(bad.argmax())
+            raise ParameterError(
+                f"{path}: field {field!r} of record {row + 1} is "
+                f"{chars[row].tobytes().decode('latin-1')!r}, not a right-justified number"
+            )
+        value = np.zeros(records, dtype=np.int64)
+        for j in range(stop - start):
+            value = np.where(digit[:, j], value * 10 + (chars[:, j] - ord("0")), value)
+        columns[field] = value
+    return pd.DataFrame(columns)
+
+
 @lru_cache(maxsize=1)
 def _complete_records(path: str) -> pd.DataFrame:
     """Parse ``path`` once per process and keep the complete records, in file order."""
     fields = ("age_unit", *COLUMNS, *(f for f in NOT_STATED if f not in COLUMNS))
-    raw = pd.read_fwf(
-        path,
-        colspecs=nhds_colspecs(fields),
-        names=list(fields),
-        header=None,
-        compression="bz2",
-        dtype="Int64",
-    )
-    if raw.isna().to_numpy().any():
-        raise ParameterError(f"{path}: blank value in a field of the NHDS 2010 layout")
-    keep = (raw["age_unit"] == AGE_IN_YEARS).to_numpy(dtype=bool)
+    raw = read_nhds_fields(path, fields)
+    keep = raw["age_unit"].to_numpy() == AGE_IN_YEARS
     for field, code in NOT_STATED.items():
-        keep &= (raw[field] != code).to_numpy(dtype=bool)
-    return raw.loc[keep, list(COLUMNS)].astype(np.int64).reset_index(drop=True)
+        keep &= raw[field].to_numpy() != code
+    return raw.loc[keep, list(COLUMNS)].reset_index(drop=True)
 
 
 def complete_discharges() -> pd.DataFrame:
