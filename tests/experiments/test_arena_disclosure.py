@@ -52,3 +52,27 @@ def test_it_is_its_own_experiment_left_out_of_all(compose_config, tmp_path):
     config = compose_config("+experiment=arena_disclosure", f"results_dir={tmp_path}")
     assert config["experiment"]["paper"] is None and not config.get("claims")
     assert [t["tables"] for t in config["experiment"]["targets"]] == [["disclosure"]]
+
+
+def test_the_categorical_table_sweeps_pram_beside_the_methods_for_text_columns(
+    compose_config, tmp_path
+):
+    """PRAM needs declared categories, which the arena's data sets lack: its table of its
+    own runs it on Adult's taxonomy attributes beside every method that releases them."""
+    assert "arena_disclosure_categorical" not in catalog.experiment_names()
+    config = compose_config(
+        "+experiment=arena_disclosure_categorical", "n_jobs=1", f"results_dir={tmp_path}"
+    )
+    experiment = build_experiment(config)
+    (adult,) = experiment.datasets
+    assert adult.name == "adult"
+    assert set(config["dataset"]["categorical"]) == {"occupation", "native-country"}
+    cells = experiment.cells_of(adult)
+    assert [c.param_dict["pd"] for c in cells if c.method == "pram"] == [
+        0.5, 0.6, 0.7, 0.8, 0.9, 0.95
+    ]  # fmt: skip
+    assert [c.param_dict["epsilon"] for c in cells if c.method == "mst"] == [
+        0.1, 0.5, 1.0, 2.0, 5.0, 10.0
+    ]  # fmt: skip
+    assert "record_linkage" not in config["metrics"]  # numerical attributes only
+    assert [name for name, _ in experiment.tables] == ["disclosure"]
