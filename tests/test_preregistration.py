@@ -99,6 +99,17 @@ def test_a_confirmatory_run_refuses_other_seeds_and_custom_grids(compose_config,
         preregistration.staged(config)
 
 
+@pytest.fixture(scope="module")
+def stated_reps():
+    """A confirmatory run stating the pre-registered 10 repetitions, staged (once for the
+    module)."""
+    from anonlab.config import compose_config
+
+    return preregistration.staged(
+        compose_config("+experiment=census_ir", "stage=confirmatory", "reps=10")
+    )
+
+
 @pytest.mark.parametrize(
     "override, message",
     [
@@ -111,15 +122,12 @@ def test_a_confirmatory_run_refuses_other_seeds_and_custom_grids(compose_config,
     ],
 )
 def test_a_confirmatory_run_refuses_fewer_repetitions_than_preregistered(
-    compose_config, override, message
+    compose_config, stated_reps, override, message
 ):
     config = compose_config("+experiment=census_ir", "stage=confirmatory", override)
     with pytest.raises(ParameterError, match=re.escape(message)):
         preregistration.staged(config)
-    staged = preregistration.staged(
-        compose_config("+experiment=census_ir", "stage=confirmatory", "reps=10")
-    )
-    assert staged["reps"] == 10  # the pre-registered number, stated, is accepted
+    assert stated_reps["reps"] == 10  # the pre-registered number, stated, is accepted
 
 
 def test_the_engine_refuses_a_confirmatory_run_not_on_the_preregistered_seed(compose_config):

@@ -86,15 +86,21 @@ def report(results, conf) -> tuple[Path, str, str]:
     )
 
 
+@pytest.fixture(scope="module")
+def view(results, conf, report):
+    """The report's view of :func:`results` (after :func:`report` wrote its verdicts),
+    built once for the tests that read it and change nothing."""
+    return build_view(results, conf)
+
+
 def section(page: str, anchor: str) -> str:
     start = page.index(f'id="{anchor}"')
     end = page.find("<h2", start)
     return page[start : end if end > 0 else None]
 
 
-def test_a_new_yaml_is_a_new_target_with_its_claims_under_each_reading(results, conf, report):
+def test_a_new_yaml_is_a_new_target_with_its_claims_under_each_reading(results, report, view):
     assert {"fixture_figure", "fixture_figure@small_k"} <= {p.name for p in results.iterdir()}
-    view = build_view(results, conf)
     target = next(t for t in view.targets if t.target.title_line == "DP-IR Figure 98")
     assert target.run is not None and target.run.folder == "fixture_figure"
     claims = {c.result.id: c for c in target.claims}
@@ -122,13 +128,12 @@ def test_summary_counts_verdicts_and_causes_per_paper(report):
     assert cells["targets run"].startswith("1/")
 
 
-def test_custom_runs_are_listed_with_their_overrides_and_not_judged(results, conf, report):
+def test_custom_runs_are_listed_with_their_overrides_and_not_judged(results, report, view):
     _, page, markdown = report
     custom = [p for p in results.iterdir() if p.name.startswith("fixture_figure~")]
     assert len(custom) == 1
     assert "Custom configurations" in page and "grid.k=[5]" in page
     assert f"| {custom[0].name} | fixture_figure |" in markdown
-    view = build_view(results, conf)
     assert [r.folder for r in view.custom] == [custom[0].name]
 
 
@@ -225,8 +230,7 @@ def test_confirmatory_verdicts_sit_beside_the_exploratory_and_changes_are_flagge
     assert "fixture_ir_below_laplace" in freeze_line(view)
 
 
-def test_each_claim_shows_its_slice_and_look(results, conf):
-    view = build_view(results, conf)
+def test_each_claim_shows_its_slice_and_look(view):
     target = next(t for t in view.targets if t.target.title_line == "DP-IR Figure 98")
     below = next(c for c in target.claims if c.result.id == "fixture_ir_below_laplace")
     assert below.result.slice == "re: ir; laplace"

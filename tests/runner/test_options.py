@@ -9,6 +9,8 @@ metrics, never the cell ids (common random numbers), and always the resume key.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -34,6 +36,20 @@ pytestmark = pytest.mark.integration  # runs the engine, a process or real data
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None)
 TINY = ("+experiment=census_ir", "grid.k=[2,7]", "grid.epsilon=[10.0]", "grid.m=[1,13]", "reps=2")
+
+
+@pytest.fixture(scope="module")
+def composed_tiny():
+    """:data:`TINY` composed once for the module (a composition costs about 0.2 s)."""
+    from anonlab.config import compose_config
+
+    return compose_config(*TINY)
+
+
+@pytest.fixture
+def tiny(composed_tiny):
+    """A fresh copy of the composed :data:`TINY`, the test's own to edit."""
+    return copy.deepcopy(composed_tiny)
 
 
 def numeric(values: dict[str, list[float]], domains=None):
@@ -106,10 +122,10 @@ def test_bad_options_are_refused_when_the_experiment_is_built(compose_config, op
         build_experiment(compose_config(*TINY, f"++options={options}"))
 
 
-def test_options_on_the_command_line_compose(compose_config):
+def test_options_on_the_command_line_compose(compose_config, tiny):
     config = compose_config(*TINY, "+options.jsd.bins=data_range")
     assert config["options"] == {"jsd": {"bins": "data_range"}}
-    assert compose_config(*TINY)["options"] == {}
+    assert tiny["options"] == {}
 
 
 # make_method without options is the default, for every method built from its own test
@@ -119,8 +135,8 @@ def test_options_on_the_command_line_compose(compose_config):
 # --- plumbing: cells, metrics, seeds, resume key -----------------------------------------
 
 
-def test_options_reach_cells_and_metrics_but_not_the_cell_ids(compose_config):
-    plain = build_experiment(compose_config(*TINY))
+def test_options_reach_cells_and_metrics_but_not_the_cell_ids(compose_config, tiny):
+    plain = build_experiment(tiny)
     chosen = build_experiment(
         compose_config(*TINY, "++options={jsd: {bins: data_range}, ir_laplace: {remainder: first}}")
     )
@@ -133,10 +149,10 @@ def test_options_reach_cells_and_metrics_but_not_the_cell_ids(compose_config):
     assert chosen.cells[-1].build().remainder == "first"
 
 
-def test_a_readings_set_reaches_the_metric_and_is_checked(compose_config):
+def test_a_readings_set_reaches_the_metric_and_is_checked(tiny):
     """A reading's ``set: {options.jsd.bins: data_range}`` (anonlab.catalog) is an
     option like any other: applied, validated, then passed to the metric."""
-    config = compose_config(*TINY)
+    config = tiny
     config["readings"] = [
         {"name": "text", "primary": True, "text": "bins over the domain"},
         {
@@ -152,11 +168,11 @@ def test_a_readings_set_reaches_the_metric_and_is_checked(compose_config):
         build_experiment(config)
 
 
-def test_a_reading_uses_the_primary_runs_random_numbers(compose_config):
+def test_a_reading_uses_the_primary_runs_random_numbers(compose_config, tiny):
     """Same seeds and cells: RE is unchanged by a JSD option; JSD changes."""
     runs = []
-    for extra in ((), ("+options.jsd.bins=data_range",)):
-        exp = build_experiment(compose_config(*TINY, *extra))
+    for config in (tiny, compose_config(*TINY, "+options.jsd.bins=data_range")):
+        exp = build_experiment(config)
         runs.append(
             run_cells(
                 exp.dataset,

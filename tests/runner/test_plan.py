@@ -4,6 +4,8 @@ estimate said above a minute; a table computed for the cache announced before it
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -27,6 +29,20 @@ from tests.conftest import run_command
 pytestmark = pytest.mark.integration  # runs the engine, a process or real data
 
 QUICK = ["+experiment=census_ir", "profile=quick"]
+
+
+@pytest.fixture(scope="module")
+def composed_quick():
+    """:data:`QUICK` composed once for the module (a composition costs about 0.2 s)."""
+    from anonlab.config import compose_config
+
+    return compose_config(*QUICK)
+
+
+@pytest.fixture
+def quick(composed_quick):
+    """A fresh copy of the composed :data:`QUICK`, the test's own to pass on."""
+    return copy.deepcopy(composed_quick)
 
 
 def _view(n: int, m: int = 2):
@@ -115,14 +131,14 @@ def test_the_python_study_is_refused_above_max_hours_in_its_own_words():
         anonlab.study(frame, ["ir"], {"k": [2, 3]}, ["re"], max_hours=1e-9)
 
 
-def test_the_default_limit_and_the_config_key_agree(compose_config):
-    assert compose_config(*QUICK)["max_hours"] == DEFAULT_MAX_HOURS
+def test_the_default_limit_and_the_config_key_agree(compose_config, quick):
+    assert quick["max_hours"] == DEFAULT_MAX_HOURS
     assert validate(compose_config(*QUICK, "max_hours=inf")).max_hours == float("inf")
 
 
-def test_a_run_above_a_minute_says_its_estimate(compose_config, monkeypatch):
+def test_a_run_above_a_minute_says_its_estimate(quick, monkeypatch):
     """The estimate is said, with its largest contributors, once it exceeds a minute."""
-    config = compose_config(*QUICK)
+    config = quick
     runs = cli.declared_runs(config, QUICK, CONF_DIR)
     experiments, _ = cli.prepare(config, runs, CONF_DIR)
     assert cli.planned(config, runs, experiments) == experiments  # seconds: nothing said

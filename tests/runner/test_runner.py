@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pandas as pd
 import pytest
 
@@ -20,8 +22,22 @@ SMALL = (
 )
 
 
-def test_methods_get_only_their_axes(compose_config):
-    exp = build_experiment(compose_config(*SMALL))
+@pytest.fixture(scope="module")
+def composed_small():
+    """:data:`SMALL` composed once for the module (a composition costs about 0.2 s)."""
+    from anonlab.config import compose_config
+
+    return compose_config(*SMALL)
+
+
+@pytest.fixture
+def small(composed_small):
+    """A fresh copy of the composed :data:`SMALL`, the test's own to edit."""
+    return copy.deepcopy(composed_small)
+
+
+def test_methods_get_only_their_axes(small):
+    exp = build_experiment(small)
     counts = pd.Series([c.method for c in exp.cells]).value_counts().to_dict()
     # laplace: eps × m, ir: k × m, ir_laplace: k × eps × m
     assert counts == {"laplace": 4, "ir": 4, "ir_laplace": 8}
@@ -42,8 +58,8 @@ def test_streams_are_independent_per_cell_and_rep():
     assert rng_for(1, 5, 0).random() == draws[(5, 0)]
 
 
-def test_results_do_not_depend_on_n_jobs(compose_config):
-    exp = build_experiment(compose_config(*SMALL))
+def test_results_do_not_depend_on_n_jobs(small):
+    exp = build_experiment(small)
     kwargs = dict(reps=exp.reps, master_seed=exp.seed, metrics=exp.metrics, progress=False)
     one = run_cells(exp.dataset, exp.cells, n_jobs=1, **kwargs)
     two = run_cells(exp.dataset, exp.cells, n_jobs=2, **kwargs)
@@ -63,8 +79,8 @@ def test_results_do_not_depend_on_n_jobs(compose_config):
     assert one["value"].notna().all()
 
 
-def test_master_seed_changes_noise_not_ir(compose_config):
-    a = build_experiment(compose_config(*SMALL))
+def test_master_seed_changes_noise_not_ir(compose_config, small):
+    a = build_experiment(small)
     b = build_experiment(compose_config(*SMALL, "seed=1"))
     runs = [
         run_cells(
@@ -109,15 +125,14 @@ def test_bad_parameters_fail_when_built(compose_config, override, error, message
         build_experiment(compose_config(*SMALL, override))
 
 
-def test_method_needs_its_axis(compose_config):
-    cfg = compose_config(*SMALL)
-    del cfg["grid"]["epsilon"]
+def test_method_needs_its_axis(small):
+    del small["grid"]["epsilon"]
     with pytest.raises(ParameterError, match="method 'laplace' needs grid axis grid.epsilon"):
-        build_experiment(cfg)
+        build_experiment(small)
 
 
-def test_expand_grid_accepts_sdcmicro_alias(compose_config):
-    exp = build_experiment(compose_config(*SMALL))
+def test_expand_grid_accepts_sdcmicro_alias(small):
+    exp = build_experiment(small)
     cells = expand_grid(["onedims"], {"k": [3]}, exp.dataset)
     assert [c.method for c in cells] == ["ir"]
 
