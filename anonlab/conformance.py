@@ -174,10 +174,11 @@ def check_method(name: str) -> Iterator[Check]:
 
     def reproducible_with_its_seed() -> None:
         method = _built(name)[0]
-        first = _release(method, 1).values
-        again = method.release(data, np.random.default_rng(1)).values
+        # seed 0's release is the other checks' (made once); a fresh one must match it
+        first = _release(method, 0).values
+        again = method.release(data, np.random.default_rng(0)).values
         assert np.array_equal(first, again), "the same seed gives another release"
-        other = _release(method, 2).values
+        other = _release(method, 1).values
         if cls.randomized:
             assert not np.array_equal(first, other), "another seed gives the same release"
         else:

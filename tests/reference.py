@@ -34,8 +34,8 @@ class SyntheticStandIn(Method):
 def direct_emd(cluster: np.ndarray, whole: np.ndarray) -> float:
     """TCM §2.2: 1/(m − 1) Σ_i |Σ_{j≤i} (p_j − q_j)| over the m distinct values."""
     values = np.unique(whole)
-    p = np.array([(cluster == v).mean() for v in values])
-    q = np.array([(whole == v).mean() for v in values])
+    p = (cluster[:, None] == values).mean(axis=0)  # p_j: the share of the cluster at value j
+    q = (whole[:, None] == values).mean(axis=0)
     return float(np.abs(np.cumsum(p - q)).sum() / max(len(values) - 1, 1))
 
 
