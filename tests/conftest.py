@@ -5,6 +5,8 @@ so ``pytest -m unit`` runs the fast tier and ``pytest -m integration`` the rest.
 from __future__ import annotations
 
 import contextlib
+import copy
+import functools
 import io
 import os
 import subprocess
@@ -23,12 +25,28 @@ import pytest
 sys.dont_write_bytecode = False
 
 
-@pytest.fixture
-def compose_config():
-    """Compose ``conf/`` with overrides into a plain resolved dict, as run.py does."""
+@functools.cache
+def _composed(overrides: tuple[str, ...]) -> dict:
+    """``conf/`` composed with ``overrides``, once per process (a composition costs about
+    0.2 s, and ``conf/`` does not change while the suite runs)."""
     from anonlab import config
 
-    return config.compose_config
+    return config.compose_config(*overrides)
+
+
+@pytest.fixture(scope="session")
+def compose_config():
+    """Compose ``conf/`` with overrides into a plain resolved dict, as run.py does: each
+    call returns a fresh copy, the caller's to edit. Another ``conf_dir`` (a scratch copy a
+    test may change) is composed on every call."""
+    from anonlab import config
+
+    def compose(*overrides: str, conf_dir: Path = config.CONF_DIR) -> dict:
+        if Path(conf_dir) != config.CONF_DIR:
+            return config.compose_config(*overrides, conf_dir=conf_dir)
+        return copy.deepcopy(_composed(overrides))
+
+    return compose
 
 
 @pytest.fixture

@@ -9,8 +9,6 @@ metrics, never the cell ids (common random numbers), and always the resume key.
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -38,18 +36,11 @@ SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=N
 TINY = ("+experiment=census_ir", "grid.k=[2,7]", "grid.epsilon=[10.0]", "grid.m=[1,13]", "reps=2")
 
 
-@pytest.fixture(scope="module")
-def composed_tiny():
-    """:data:`TINY` composed once for the module (a composition costs about 0.2 s)."""
-    from anonlab.config import compose_config
-
-    return compose_config(*TINY)
-
-
 @pytest.fixture
-def tiny(composed_tiny):
-    """A fresh copy of the composed :data:`TINY`, the test's own to edit."""
-    return copy.deepcopy(composed_tiny)
+def tiny(compose_config):
+    """:data:`TINY` composed (once per process: the fixture keeps compositions), the
+    test's own copy to edit."""
+    return compose_config(*TINY)
 
 
 def numeric(values: dict[str, list[float]], domains=None):

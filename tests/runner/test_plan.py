@@ -4,8 +4,6 @@ estimate said above a minute; a table computed for the cache announced before it
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -31,18 +29,11 @@ pytestmark = pytest.mark.integration  # runs the engine, a process or real data
 QUICK = ["+experiment=census_ir", "profile=quick"]
 
 
-@pytest.fixture(scope="module")
-def composed_quick():
-    """:data:`QUICK` composed once for the module (a composition costs about 0.2 s)."""
-    from anonlab.config import compose_config
-
-    return compose_config(*QUICK)
-
-
 @pytest.fixture
-def quick(composed_quick):
-    """A fresh copy of the composed :data:`QUICK`, the test's own to pass on."""
-    return copy.deepcopy(composed_quick)
+def quick(compose_config):
+    """:data:`QUICK` composed (once per process: the fixture keeps compositions), the
+    test's own copy to pass on."""
+    return compose_config(*QUICK)
 
 
 def _view(n: int, m: int = 2):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-
 import pandas as pd
 import pytest
 
@@ -22,18 +20,11 @@ SMALL = (
 )
 
 
-@pytest.fixture(scope="module")
-def composed_small():
-    """:data:`SMALL` composed once for the module (a composition costs about 0.2 s)."""
-    from anonlab.config import compose_config
-
-    return compose_config(*SMALL)
-
-
 @pytest.fixture
-def small(composed_small):
-    """A fresh copy of the composed :data:`SMALL`, the test's own to edit."""
-    return copy.deepcopy(composed_small)
+def small(compose_config):
+    """:data:`SMALL` composed (once per process: the fixture keeps compositions), the
+    test's own copy to edit."""
+    return compose_config(*SMALL)
 
 
 def test_methods_get_only_their_axes(small):
