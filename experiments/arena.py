@@ -9,8 +9,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from anonlab.cost import Cost
-from anonlab.guarantee import COLUMNS as GUARANTEE_COLUMNS
-from anonlab.plotting import point_values
+from anonlab.plotting import ROW_COLUMNS, point_values
 from anonlab.plotting.names import value_label
 from anonlab.validation import ParameterError
 
@@ -126,18 +125,7 @@ DISCLOSURE_METRICS = (
 ATTACKS = ("singling_out", "linkability", "attribute_inference")
 ATTACK_PARTS = ("risk", "attack_rate", "baseline_rate")
 #: result columns that are no parameter of a release
-_NOT_AXES = (
-    "experiment",
-    "dataset",
-    "method",
-    "rep",
-    "seed",
-    "cell_id",
-    "metric",
-    "attribute",
-    "value",
-    *GUARANTEE_COLUMNS,
-)
+_NOT_AXES = ("experiment", "dataset", "method", *ROW_COLUMNS)
 
 
 def _axes(table: pd.DataFrame) -> list[str]:

@@ -14,7 +14,7 @@ from anonlab.plotting.names import (
     metric_name,
     value_label,
 )
-from anonlab.plotting.spec import FigureSpec, curve_means, point_values
+from anonlab.plotting.spec import ROW_COLUMNS, FigureSpec, curve_means, point_values
 from anonlab.plotting.styles import method_color
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "metric_name",
     "plot_curves",
     "point_values",
+    "ROW_COLUMNS",
     "save_figure",
     "value_label",
 ]

@@ -55,6 +55,19 @@ class FigureSpec:
         return cls(**dict(config))
 
 
+#: the columns of a results row that are no parameter of its release: which repetition,
+#: which cell, which measurement and its value, and the release's guarantee
+ROW_COLUMNS: tuple[str, ...] = (
+    "rep",
+    "seed",
+    "cell_id",
+    "metric",
+    "attribute",
+    "value",
+    *GUARANTEE_COLUMNS,
+)
+
+
 def point_values(
     table: pd.DataFrame, metric: str, by_attribute: bool = False
 ) -> pd.core.groupby.SeriesGroupBy:
@@ -62,16 +75,8 @@ def point_values(
     per-class rows if ``by_attribute``), grouped by method and parameters: one group per
     point of a curve."""
     rows = table[(table["metric"] == metric) & (table["attribute"].notna() == by_attribute)]
-    dropped = (
-        "rep",
-        "seed",
-        "cell_id",
-        "metric",
-        "value",
-        *GUARANTEE_COLUMNS,
-        *(() if by_attribute else ("attribute",)),
-    )
-    params = [c for c in rows.columns if c not in dropped]
+    kept = ("attribute",) if by_attribute else ()  # a per-attribute row's own key
+    params = [c for c in rows.columns if c not in ROW_COLUMNS or c in kept]
     return rows.groupby(params, dropna=False, sort=True)["value"]
 
 
