@@ -12,13 +12,13 @@ from tqdm.auto import tqdm
 
 from anonlab.datasets import Dataset
 from anonlab.guarantee import BOOL_COLUMNS as GUARANTEE_BOOLS
-from anonlab.guarantee import COLUMNS as GUARANTEE_COLUMNS
 from anonlab.guarantee import FLOAT_COLUMNS as GUARANTEE_FLOATS
 from anonlab.guarantee import INT_COLUMNS as GUARANTEE_INTS
 from anonlab.guarantee import TEXT_COLUMNS as GUARANTEE_TEXTS
 from anonlab.methods import Method, grid_axes, method_class
 from anonlab.metrics import get_attribute_metric, get_metric
 from anonlab.metrics.base import CONTROL_SHARES, control_split
+from anonlab.plotting.spec import ROW_COLUMNS
 from anonlab.release import Release
 from anonlab.runner import pool
 from anonlab.runner.checkpoint import ROW_KEY, Checkpoint
@@ -452,18 +452,7 @@ def tidy_table(frame: pd.DataFrame, cells: Sequence[Cell], dataset: str) -> pd.D
             frame[axis] = values.astype("Int64")
         elif pd.api.types.is_numeric_dtype(values):
             frame[axis] = values.astype(float)
-    ordered = [
-        "dataset",
-        "method",
-        *axes,
-        "rep",
-        "seed",
-        "cell_id",
-        "metric",
-        "attribute",
-        "value",
-        *GUARANTEE_COLUMNS,
-    ]
+    ordered = ["dataset", "method", *axes, *ROW_COLUMNS]
     frame["attribute"] = frame["attribute"].astype("string")
     for column in GUARANTEE_INTS:
         frame[column] = frame[column].astype("Int64")
