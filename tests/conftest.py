@@ -24,6 +24,18 @@ import pytest
 # collection against 16 s with them.
 sys.dont_write_bytecode = False
 
+# jax's persistent compilation cache, kept like the bytecode caches (under .pytest_cache,
+# ignored by git): without it each worker compiles MST's and AIM's estimators afresh,
+# about 9 s of tests/methods/test_synthetic.py's 17 s. The size cap turns on jax's file
+# lock, so two workers never read an entry while the other writes it. A run's own
+# settings, if any, win.
+for _flag, _value in {
+    "JAX_COMPILATION_CACHE_DIR": str(Path(__file__).resolve().parents[1] / ".pytest_cache/jax"),
+    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+    "JAX_COMPILATION_CACHE_MAX_SIZE": str(2**30),
+}.items():
+    os.environ.setdefault(_flag, _value)
+
 
 @functools.cache
 def _composed(overrides: tuple[str, ...]) -> dict:
