@@ -42,6 +42,8 @@ Readings themselves (parsing, applying one to a config) are :mod:`anonlab.readin
 
 from __future__ import annotations
 
+import copy
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -152,9 +154,18 @@ class ExperimentEntry:
 # --- loading ----------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=256)
+def _parsed(text: str) -> Any:
+    """``text`` parsed once per process: the catalog reads every experiment file at each
+    call (listing, checking, the report), and parsing is most of its cost."""
+    return load_yaml(text)
+
+
 def _load_yaml(path: Path) -> Any:
+    """``path`` parsed, a fresh copy each call (keyed by the text read now, so an edited
+    file is parsed afresh)."""
     try:
-        return load_yaml(path.read_text(encoding="utf-8"))
+        return copy.deepcopy(_parsed(path.read_text(encoding="utf-8")))
     except (OSError, yaml.YAMLError) as error:
         raise ParameterError(f"{path}: cannot be read as YAML: {error}") from error
 
