@@ -4,7 +4,8 @@ and the later looks taken by the run itself.
 A paper run judges its claims at the plan's first look (its own repetitions). A claim left
 within noise whose estimate says the next look could decide it ("needs more data",
 :func:`judge_in_looks`) gets that look: the cells it reads
-(:func:`claim_cells`) run the repetitions from the stored ones up to the look's
+(:func:`claim_cells`) run the repetitions from the stored ones up to the look's, measured
+by the metrics the look's claims read (and any randomized one, which decides the jobs)
 (:class:`~anonlab.runner.experiment.Look`: repetition r of a cell draws the same
 stream whenever it runs, so the stored repetitions are the look's prefix and none is
 computed twice), and the claim is judged again, at the look's level; so on to the plan's
@@ -231,7 +232,9 @@ def run_later_looks(experiment: Experiment, *, progress: bool = True) -> list[Pa
             f"{len(cells)} cell(s) ({', '.join(c.id for c in due)})"
         )
         clock = time.perf_counter()
-        look = Look(frozenset(cells), looks[index - 1], looks[index], folder)
+        # the metrics the due claims read: another one's rows would judge nothing
+        read = frozenset(c.metric for c in due if c.metric is not None)
+        look = Look(frozenset(cells), looks[index - 1], looks[index], folder, read)
         rows = run_grid(experiment, progress=progress, resume=True, look=look)
         added = pd.concat([added, rows], ignore_index=True) if len(added) else rows
         for claim in due:

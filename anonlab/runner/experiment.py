@@ -410,13 +410,17 @@ def run_grid(
     key = checkpoint_key(experiment.config, git_commit()) if resume else ""
     reps, first = (look.reps, look.first_rep) if look else (experiment.reps, 0)
     folder = look.folder if look else experiment.out_dir
+    metrics = look.measured(experiment.metrics) if look else experiment.metrics
+    by_attribute = (
+        look.measured(experiment.metrics_by_attribute) if look else experiment.metrics_by_attribute
+    )
     cells = {
         d.name: tuple(c for c in experiment.cells_of(d) if look is None or c.id in look.cell_ids)
         for d in experiment.datasets
     }
     totals = [  # the jobs to run: those of the repetitions from ``first`` on
-        count_jobs(cells[d.name], reps, experiment.metrics)
-        - (count_jobs(cells[d.name], first, experiment.metrics) if first else 0)
+        count_jobs(cells[d.name], reps, metrics)
+        - (count_jobs(cells[d.name], first, metrics) if first else 0)
         for d in experiment.datasets
     ]
     tables = []
@@ -432,8 +436,8 @@ def run_grid(
                         reps=reps,
                         first_rep=first,
                         master_seed=experiment.seed,
-                        metrics=experiment.metrics,
-                        metrics_by_attribute=experiment.metrics_by_attribute,
+                        metrics=metrics,
+                        metrics_by_attribute=by_attribute,
                         n_jobs=experiment.n_jobs,
                         progress=progress,
                         runner=experiment.runner,
@@ -467,12 +471,28 @@ class Look:
     """A later look of the pre-registered plan: repetitions ``first_rep`` to ``reps`` − 1
     of the cells ``cell_ids``, stored under ``folder`` (the rows of the repetitions below
     ``first_rep`` are the run's own, so none is computed twice; a deterministic cell runs
-    once and adds nothing)."""
+    once and adds nothing), measured by the ``metrics`` its claims read (``None``: all of
+    the run's)."""
 
     cell_ids: frozenset[int]
     first_rep: int
     reps: int
     folder: Path
+    metrics: frozenset[str] | None = None
+
+    def measured(self, names: Sequence[str]) -> tuple[str, ...]:
+        """The metrics of ``names`` this look computes, in their order: its claims', and
+        every randomized or timed one, since those decide how many repetitions a
+        deterministic method's cells run (:func:`~anonlab.runner.execute.plan_jobs`), so
+        the look's jobs are the run's. A metric left out changes no other: each draws
+        from a stream of its own cell and repetition."""
+        if self.metrics is None:
+            return tuple(names)
+        return tuple(
+            n
+            for n in names
+            if n in self.metrics or get_metric(n).randomized or get_metric(n).measured
+        )
 
 
 def written_files(experiment: Experiment) -> list[Path]:

@@ -14,7 +14,7 @@ from reference import SMALL_RUN
 from anonlab.report import looks
 from anonlab.report.claims import parse_claim
 from anonlab.runner import build_experiment
-from anonlab.runner.experiment import run_grid
+from anonlab.runner.experiment import Look, run_grid
 from anonlab.runner.store import write_table
 from anonlab.validation import ParameterError
 
@@ -60,7 +60,8 @@ def test_a_later_look_adds_only_the_missing_repetitions_of_its_cells(
     tmp_path, compose_config, monkeypatch
 ):
     """A claim within noise at look 1 (2 repetitions) gets look 2 (4): repetitions 2 and 3
-    of its cells only, the same rows a run of 4 repetitions gives them."""
+    of its cells only, measured by its metric only (RE, not the run's JSD), the same rows
+    a run of 4 repetitions gives them."""
     experiment = experiment_in(tmp_path, compose_config)
     stored_run(experiment)
     entry = type("Entry", (), {"claims": [ORDERING]})()
@@ -85,9 +86,12 @@ def test_a_later_look_adds_only_the_missing_repetitions_of_its_cells(
     assert sorted(added["rep"].unique()) == [2, 3]
     cells = looks.claim_cells(parse_claim(ORDERING), pd.read_parquet(experiment.results_path))
     assert set(added["cell_id"]) <= cells  # nothing else runs
+    assert set(experiment.metrics) == {"re", "jsd"} and set(added["metric"]) == {"re"}
     full = experiment_in(tmp_path, compose_config, reps=4)
     whole = run_grid(full, progress=False)
-    expected = whole[whole["cell_id"].isin(added["cell_id"]) & (whole["rep"] >= 2)]
+    expected = whole[
+        whole["cell_id"].isin(added["cell_id"]) & (whole["rep"] >= 2) & (whole["metric"] == "re")
+    ]
     columns = ["cell_id", "rep", "metric", "value"]
     pd.testing.assert_frame_equal(
         added[columns].reset_index(drop=True), expected[columns].reset_index(drop=True)
@@ -97,6 +101,13 @@ def test_a_later_look_adds_only_the_missing_repetitions_of_its_cells(
     tables = looks.claim_tables(experiment.out_dir, table, (2, 4, 8))
     assert tables("c_laplace")["rep"].max() == 3
     assert tables("another") is table
+
+
+def test_a_look_keeps_its_claims_metrics_and_every_randomized_one(tmp_path):
+    look = Look(frozenset({1}), 2, 4, tmp_path, frozenset({"re"}))
+    # f_measure (a forest) decides how many repetitions deterministic cells run: kept
+    assert look.measured(("jsd", "re", "f_measure", "sse")) == ("re", "f_measure")
+    assert replace(look, metrics=None).measured(("jsd", "re")) == ("jsd", "re")
 
 
 def test_no_look_without_the_plan(tmp_path, compose_config):
