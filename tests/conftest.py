@@ -134,17 +134,20 @@ def run_command(*args: str, cwd: Path | None = None) -> subprocess.CompletedProc
 
 
 def _parse_each_yaml_once() -> None:
-    """Hydra reads every config file of ``conf/`` again at each composition, and the
-    catalog every experiment file at each call (pure-Python YAML: most of a composition's
-    time, and this suite composes hundreds of times). Here :meth:`omegaconf.OmegaConf.load`
-    and :func:`yaml.safe_load` keep what they read of each text and return a deep copy of
-    it for the same text again: the same config, node for node. The key is the text
-    itself, so a file a test edits is read afresh; a text that does not parse raises as
-    before, naming its file (nothing is kept)."""
+    """Hydra reads every config file of ``conf/`` again at each composition (much of a
+    composition's time, and this suite composes hundreds of times), and test modules read
+    the configs with :func:`yaml.safe_load` as they are collected. Here
+    :meth:`omegaconf.OmegaConf.load` and :func:`yaml.safe_load` keep what they read of
+    each text and return a deep copy of it for the same text again: the same config, node
+    for node (``safe_load`` on libyaml's parser, as the package reads YAML). The key is
+    the text itself, so a file a test edits is read afresh; a text that does not parse
+    raises as before, naming its file (nothing is kept)."""
     import copy
 
     import yaml
     from omegaconf import OmegaConf
+
+    from anonlab.config import load_yaml
 
     load, safe_load = OmegaConf.load, yaml.safe_load
     if getattr(load, "parsed", None) is not None:
@@ -171,8 +174,8 @@ def _parse_each_yaml_once() -> None:
     def safe_load_once(stream):
         if not isinstance(stream, str):
             return safe_load(stream)
-        if stream not in safe_parsed:
-            safe_parsed[stream] = safe_load(stream)
+        if stream not in safe_parsed:  # on libyaml's parser, as the package reads YAML
+            safe_parsed[stream] = load_yaml(stream)
         return copy.deepcopy(safe_parsed[stream])
 
     load_once.parsed = parsed
