@@ -24,6 +24,7 @@ from anonlab.runner.execute import (
     Interrupted,
     count_jobs,
     run_cells,
+    tidy_table,
 )
 from anonlab.runner.fit import (
     data_label,
@@ -38,6 +39,7 @@ from anonlab.runner.fit import (
 )
 from anonlab.runner.grid import Cell, expand_grid
 from anonlab.runner.render import render_experiment
+from anonlab.runner.reuse import Reuse, primary_rows
 from anonlab.runner.store import (
     finite_rows,
     git_commit,
@@ -47,6 +49,7 @@ from anonlab.runner.store import (
 )
 from anonlab.runner.validate import (
     RESULTS_FILE,
+    RUN_FILE,
     Declared,
     RunnerSpec,
     dataset_configs,
@@ -55,7 +58,6 @@ from anonlab.runner.validate import (
 from anonlab.runner.workers import facts, load_average, machine
 from anonlab.validation import ParameterError
 
-RUN_FILE = "run.json"
 PARTS_DIR = "parts"
 
 
@@ -399,6 +401,7 @@ def run_grid(
     resume: bool = False,
     workers: dict[str, Any] | None = None,
     look: Look | None = None,
+    reuse: Reuse | None = None,
 ) -> pd.DataFrame:
     """The tidy result table of every data set's cells × repetitions. With ``resume``, each
     finished batch is stored under :attr:`Experiment.parts_dir` and jobs stored by an earlier
@@ -406,7 +409,9 @@ def run_grid(
     results folder is locked (:func:`~anonlab.runner.checkpoint.folder_lock`): a second run
     into it waits, then reuses the first's parts. Otherwise nothing is written. A Dask run
     records its workers' code digests and versions in ``workers``. A ``look`` runs only
-    its cells' added repetitions, its parts in its own folder."""
+    its cells' added repetitions, its parts in its own folder. A reading's run takes the
+    rows of the cells in ``reuse`` from its primary run (:mod:`anonlab.runner.reuse`)
+    and computes the others."""
     key = checkpoint_key(experiment.config, git_commit()) if resume else ""
     reps, first = (look.reps, look.first_rep) if look else (experiment.reps, 0)
     folder = look.folder if look else experiment.out_dir
@@ -418,44 +423,51 @@ def run_grid(
         d.name: tuple(c for c in experiment.cells_of(d) if look is None or c.id in look.cell_ids)
         for d in experiment.datasets
     }
+    taken = reuse.cell_ids if reuse is not None else frozenset()
+    computed = {name: tuple(c for c in own if c.id not in taken) for name, own in cells.items()}
     totals = [  # the jobs to run: those of the repetitions from ``first`` on
-        count_jobs(cells[d.name], reps, metrics)
-        - (count_jobs(cells[d.name], first, metrics) if first else 0)
+        count_jobs(computed[d.name], reps, metrics)
+        - (count_jobs(computed[d.name], first, metrics) if first else 0)
         for d in experiment.datasets
     ]
     tables = []
     with folder_lock(folder) if resume else nullcontext():
         for index, dataset in enumerate(experiment.datasets):
+            rows = _reused_rows(reuse, dataset.name)
             if not totals[index]:
-                continue  # a look with no randomised cell here
+                if len(rows):  # every cell here taken from the primary run
+                    tables.append(tidy_table(rows, cells[dataset.name], dataset.name))
+                continue  # or a look with no randomised cell here
             try:
-                tables.append(
-                    run_cells(
-                        dataset,
-                        cells[dataset.name],
-                        reps=reps,
-                        first_rep=first,
-                        master_seed=experiment.seed,
-                        metrics=metrics,
-                        metrics_by_attribute=by_attribute,
-                        n_jobs=experiment.n_jobs,
-                        progress=progress,
-                        runner=experiment.runner,
-                        label=f"{experiment.label} "
-                        f"[{experiment.data_names.get(dataset.name, dataset.name)}]"
-                        + (f" reps {first}-{reps - 1}" if look else ""),
-                        metric_options=experiment.metric_options,
-                        workers=workers,
-                        checkpoint=(
-                            Checkpoint(folder / PARTS_DIR / dataset.name, key).open()
-                            if resume
-                            else None
-                        ),
-                    )
+                part = run_cells(
+                    dataset,
+                    computed[dataset.name],
+                    reps=reps,
+                    first_rep=first,
+                    master_seed=experiment.seed,
+                    metrics=metrics,
+                    metrics_by_attribute=by_attribute,
+                    n_jobs=experiment.n_jobs,
+                    progress=progress,
+                    runner=experiment.runner,
+                    label=f"{experiment.label} "
+                    f"[{experiment.data_names.get(dataset.name, dataset.name)}]"
+                    + (f" reps {first}-{reps - 1}" if look else ""),
+                    metric_options=experiment.metric_options,
+                    workers=workers,
+                    checkpoint=(
+                        Checkpoint(folder / PARTS_DIR / dataset.name, key).open()
+                        if resume
+                        else None
+                    ),
                 )
             except Interrupted as stop:  # the whole experiment's count, and its folder
                 stored = sum(totals[:index]) + stop.stored if resume else 0
                 raise Interrupted(stored, sum(totals), folder) from None
+            if len(rows):  # in the order a run of every cell gives (cell, rep, metric)
+                both = pd.concat([part.drop(columns="dataset"), rows], ignore_index=True)
+                part = tidy_table(both, cells[dataset.name], dataset.name)
+            tables.append(part)
     if not tables:
         return pd.DataFrame()
     table = pd.concat(tables, ignore_index=True)
@@ -464,6 +476,15 @@ def run_grid(
     for said in notes:
         note(said)
     return table
+
+
+def _reused_rows(reuse: Reuse | None, dataset: str) -> pd.DataFrame:
+    """The rows ``reuse`` holds of data set ``dataset``, as a run's parts hold them (no
+    ``dataset`` column)."""
+    if reuse is None:
+        return pd.DataFrame()
+    rows = reuse.rows[reuse.rows["dataset"] == dataset]
+    return rows.drop(columns="dataset").reset_index(drop=True)
 
 
 @dataclass(frozen=True)
@@ -524,9 +545,24 @@ def run_experiment(
         clock = time.perf_counter()
         load_at_start = load_average()
         workers: dict[str, Any] = {}
-        table = run_grid(experiment, progress=progress, resume=True, workers=workers)
-        wall = time.perf_counter() - clock
         here = facts()
+        versions = {**package_versions(), **here["versions"]}
+        reuse = primary_rows(
+            experiment.name,
+            experiment.reading,
+            experiment.out_dir,
+            experiment.config,
+            experiment.overrides,
+            experiment.cells,
+            {"source_sha256": here["source_sha256"], "versions": versions},
+        )
+        if reuse is not None:
+            note(
+                f"{experiment.label}: {len(reuse.cell_ids)} of {len(experiment.cells)} cells "
+                f"taken from the primary run in {reuse.folder} (options, code and data alike)"
+            )
+        table = run_grid(experiment, progress=progress, resume=True, workers=workers, reuse=reuse)
+        wall = time.perf_counter() - clock
         write_table(table, experiment.results_path)
         write_json(
             {
@@ -536,10 +572,12 @@ def run_experiment(
                 "overrides": list(experiment.overrides),
                 "given": dict(experiment.given),
                 "config": dict(config),
-                "versions": {**package_versions(), **here["versions"]},
+                "versions": versions,
                 "source_sha256": here["source_sha256"],
                 # a Dask run's workers: each one's code digest and versions, checked equal
                 "workers": workers or None,
+                # a reading's cells taken from its primary run (anonlab.runner.reuse)
+                "reused": reuse.record() if reuse is not None else None,
                 # CPU model, cores and load average at the start and end (run times vary)
                 "machine": machine(load_at_start),
                 "git": git_commit(),

@@ -61,6 +61,7 @@ AUTO = "auto"
 INAPPLICABLE = ("error", "skip")
 RUNNERS = ("local", "dask")
 RESULTS_FILE = "results.parquet"
+RUN_FILE = "run.json"  # beside it: the run's config, versions and code
 #: config ``max_hours``: the longest a run may be estimated to take
 #: (:mod:`anonlab.runner.plan`) before it is refused; a user raises it for a longer run
 MAX_HOURS_KEY = "max_hours"
