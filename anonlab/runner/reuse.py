@@ -7,7 +7,8 @@ primary draws the same random numbers and gives the same rows. When the primary 
 stored beside the reading's (the same results folder and label), made by the same code
 (:func:`~anonlab.provenance.source_digest`) with the same package versions, seed, data
 sets, metrics, repetitions and ``inapplicable``, the reading's run takes those cells' rows
-from the primary's ``results.parquet``, and ``run.json`` says which (``reused``). Under
+from the primary's ``results.parquet``, and ``run.json`` says which (``reused``). A run
+that times its methods takes nothing: its timings are compared within one run. Under
 ``+experiment=all``, which runs the primary first, the forests of the methods a reading
 leaves alone are fit once. Anything else (another run name, an older primary, a
 different grid of repetitions) and every cell is computed.
@@ -24,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from anonlab.methods import method_class
+from anonlab.metrics import get_metric
 from anonlab.provenance import override_key, run_folder
 from anonlab.runner.checkpoint import checkpoint_key
 from anonlab.runner.grid import Cell
@@ -82,6 +84,8 @@ def primary_rows(
     metrics = [*(config.get("metrics") or []), *(config.get("metrics_by_attribute") or [])]
     if any(ours.get(m) != before.get(m) for m in metrics):
         return None  # a metric reads every cell otherwise
+    if any(get_metric(m).measured for m in metrics):
+        return None  # timings are compared within one run, on one machine's speed
     unchanged = {c.id for c in cells if ours.get(_options_key(c)) == before.get(_options_key(c))}
     kept = unchanged & {int(i) for i in table["cell_id"].unique()}
     if not kept:

@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from anonlab.metrics import get_metric
 from anonlab.runner import build_experiment
 from anonlab.runner.reuse import primary_rows
 from anonlab.runner.store import package_versions
@@ -28,6 +29,15 @@ RUN = [
     "figures=[]",
 ]
 READING = "reading=remainder_first"
+
+
+def this_process() -> dict:
+    """What ``run.json`` records of the code and versions, as the run computes it."""
+    here = facts()
+    return {
+        "source_sha256": here["source_sha256"],
+        "versions": package_versions() | here["versions"],
+    }
 
 
 def digest(path) -> str:
@@ -63,11 +73,7 @@ def test_nothing_is_taken_from_another_code_or_metric_options_or_name(runs, comp
     shared, _ = runs
     config = compose_config(*RUN, READING, f"results_dir={shared}")
     experiment = build_experiment(config)
-    here = facts()
-    now = {
-        "source_sha256": here["source_sha256"],
-        "versions": package_versions() | here["versions"],
-    }
+    now = this_process()
 
     def taken(config=experiment.config, here=now, reading=experiment.reading):
         found = primary_rows(
@@ -91,3 +97,15 @@ def test_nothing_is_taken_from_another_code_or_metric_options_or_name(runs, comp
     assert taken(config={**experiment.config, "reps": 3}) is None
     assert taken(config={**experiment.config, "run_name": "mine"}) is None
     assert taken(reading=None) is None  # a primary takes nothing
+
+
+def test_a_timed_run_takes_nothing(runs, compose_config, monkeypatch):
+    """Timings are compared within one run (on one machine's speed): none is taken."""
+    shared, _ = runs
+    experiment = build_experiment(compose_config(*RUN, READING, f"results_dir={shared}"))
+    now = this_process()
+    args = (experiment.name, experiment.reading, experiment.out_dir, experiment.config)
+    rest = (experiment.overrides, experiment.cells, now)
+    assert primary_rows(*args, *rest) is not None
+    monkeypatch.setattr(type(get_metric("sse")), "measured", True)  # as if sse were timed
+    assert primary_rows(*args, *rest) is None
