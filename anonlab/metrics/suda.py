@@ -18,8 +18,18 @@ a warning that the result "might be wrong"); here A is the number of key attribu
 A record is **special-unique** here when its SUDA score is above 0: it has at least one
 MSU of at most ``max_size`` attributes (the records sdcMicro's guidelines flag as at risk).
 Elliot et al. reserve "special unique" for a sample unique that is likely a population
-unique, which SUDA approximates by small MSUs and DIS-SUDA by a sampling fraction; this
-module does not estimate population uniqueness, and computes no DIS score.
+unique, which SUDA approximates by small MSUs.
+
+**DIS-SUDA** (:func:`dis_suda`; Skinner & Elliot 2002's DIS measure, as sdcMicro's
+``suda2`` spreads it over the records): with U the records unique on all A key attributes,
+P those in a class of exactly two, and f the sampling fraction the file is assumed to be
+drawn with (``DisFraction``, sdcMicro's default 0.01), DIS = U·f / (U·f + P·(1 − f)) is
+the chance that a unique record matches its population twin correctly; each record with a
+SUDA score s > 0 gets 1 / (1 + (U / DIS − U) / (s^Q · Σ_j s_j^−Q)), Q = 1 + (8 − A)/20,
+the sum over the records scored above 0, and every other record 0. These are sdcMicro's
+formulas (``Suda2.h``, which computes DIS in single precision: its scores agree with these
+to about 1e−7), with its scores at ``max_size: all``; with fewer sizes searched, the
+scores, and so the spread, are this module's.
 
 As for :mod:`anonlab.metrics.disclosure`, released values are matched exactly: a
 perturbative or synthetic release may have many MSUs that no one can be matched to.
@@ -43,6 +53,12 @@ from anonlab.metrics.disclosure import check_keys
 from anonlab.metrics.risk import KNOWN, known_columns
 from anonlab.release import Release
 from anonlab.validation import ParameterError
+
+#: sdcMicro's ``suda2`` default ``DisFraction``: the sampling fraction DIS assumes
+DIS_FRACTION = 0.01
+#: option ``fraction`` of ``dis_suda_score``: the sampling fractions offered (first the
+#: default); a file that is the whole population has none (DIS is then 1 for a unique)
+DIS_FRACTIONS: tuple[float, ...] = (DIS_FRACTION, 0.001, 0.05, 0.1, 0.5)
 
 #: ``max_size``, the most attributes an MSU may have: ``auto`` (the default) is
 #: min(:data:`DEFAULT_MAX_SIZE`, the number of key attributes), ``all`` every size
@@ -120,12 +136,15 @@ def suda_weights(n_keys: int, max_size: int) -> np.ndarray:
 @dataclass(frozen=True)
 class Suda:
     """SUDA of a file: per record its MSU counts by size (``msu``: n × ``max_size``) and
-    its SUDA ``score``, among ``n_keys`` key attributes."""
+    its SUDA ``score``, among ``n_keys`` key attributes; ``uniques`` and ``pairs``: the
+    records alone, and those in a class of exactly two, on all key attributes (DIS)."""
 
     msu: np.ndarray
     score: np.ndarray
     n_keys: int
     max_size: int
+    uniques: int = 0
+    pairs: int = 0
 
     @property
     def special_unique(self) -> np.ndarray:
@@ -146,8 +165,35 @@ def suda_of(keys: np.ndarray, max_size: object = "auto") -> Suda:
     if keys.ndim != 2 or keys.shape[0] == 0 or keys.shape[1] == 0:
         raise ParameterError(f"keys: need a non-empty (records × keys) array, got {keys.shape}")
     size = check_max_size(max_size, keys.shape[1])
-    msu = minimal_sample_uniques(column_codes(keys), size)
-    return Suda(msu, msu @ suda_weights(keys.shape[1], size), keys.shape[1], size)
+    codes = column_codes(keys)
+    msu = minimal_sample_uniques(codes, size)
+    _, counts = np.unique(codes, axis=0, return_counts=True)  # classes on all the keys
+    return Suda(
+        msu,
+        msu @ suda_weights(keys.shape[1], size),
+        keys.shape[1],
+        size,
+        uniques=int((counts == 1).sum()),
+        pairs=int(2 * (counts == 2).sum()),
+    )
+
+
+def dis_suda(found: Suda, fraction: float = DIS_FRACTION) -> np.ndarray:
+    """Each record's DIS-SUDA score (module docstring: sdcMicro's ``suda2`` ``disScore``)
+    for a file drawn with sampling fraction ``fraction`` in (0, 1]."""
+    if isinstance(fraction, bool) or not 0 < float(fraction) <= 1:
+        raise ParameterError(f"fraction={fraction!r}: a sampling fraction must be in (0, 1]")
+    u, f = found.uniques, float(fraction)
+    out = np.zeros(len(found.score))
+    scored = found.score > 0
+    if not scored.any():
+        return out
+    dis = u * f / (u * f + found.pairs * (1 - f))  # Skinner & Elliot's DIS
+    q = 1 + (8 - found.n_keys) / 20  # sdcMicro's exponent
+    weight = found.score[scored] ** q
+    # sdcMicro's spread of DIS over the scored records
+    out[scored] = 1 / (1 + (u / dis - u) / (weight * np.sum(1 / weight)))
+    return out
 
 
 def suda(data: pd.DataFrame, keys: Sequence[str], max_size: int | str = "auto") -> Suda:
@@ -189,6 +235,17 @@ def special_uniques(
 ) -> float:
     """The share of released records with an MSU of at most ``max_size`` attributes."""
     return _released_suda(view, release, known, max_size).special_unique_share
+
+
+def dis_suda_score(
+    view: Dataset,
+    release: Release,
+    known: str = KNOWN[0],
+    max_size: int | str = "auto",
+    fraction: float = DIS_FRACTION,
+) -> float:
+    """The mean DIS-SUDA score of the released records."""
+    return float(dis_suda(_released_suda(view, release, known, max_size), fraction).mean())
 
 
 @dataclass(frozen=True)
@@ -245,5 +302,16 @@ SPECIAL_UNIQUES = SudaMetric(
     option_choices={"known": KNOWN, "max_size": MAX_SIZES},
     test_params=_TEST_PARAMS,
     label="Special uniques (SUDA, share of records)",
+    cost=_COST,
+)
+DIS_SUDA_SCORE = SudaMetric(
+    "dis_suda_score",
+    dis_suda_score,
+    "mean DIS-SUDA score of the released records (Skinner & Elliot 2002's DIS spread over "
+    "the SUDA scores as sdcMicro's suda2 does; option fraction: the sampling fraction, "
+    "0.01 by default)" + _KEYS,
+    option_choices={"known": KNOWN, "max_size": MAX_SIZES, "fraction": DIS_FRACTIONS},
+    test_params=(*_TEST_PARAMS, {"fraction": 0.5}),
+    label="Mean DIS-SUDA score",
     cost=_COST,
 )

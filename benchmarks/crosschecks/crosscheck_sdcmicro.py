@@ -19,7 +19,8 @@ measured as JSON (and its releases as CSV), and this script compares, on vendore
   eight quasi-identifiers: must agree to 1e-12;
 * ``suda2`` scores against anonlab's SUDA at ``max_size = all`` (suda2 searches every
   size) on Adult with eight and with four key variables: scores and the number of records
-  scored above 0 must agree exactly; sdcMicro's DIS score has no counterpart here;
+  scored above 0 must agree exactly, and the DIS-SUDA scores (``disScore``, DisFraction
+  0.01) to 1e-6: sdcMicro computes DIS in single precision;
 * ``addNoise`` (``additive`` and ``correlated``, noise = 150) on Census's nine arena
   attributes: the noise's standard deviations (noise/100 · sd) and covariance
   (noise/100 · Σ) exactly, then the empirical moments of ``--repeats`` releases of each
@@ -76,6 +77,7 @@ SWAP_P = 5.0
 PD, ALPHA = 0.8, 0.5
 PRAM_ATTRIBUTES = ("occupation", "native-country")
 EXACT = 1e-12  # tolerance of max |a − b| / max(1, |b|), the deterministic comparisons
+SINGLE = 1e-6  # the same for DIS-SUDA, which sdcMicro computes partly in single precision
 FAMILY = 0.001  # family-wise level of the sampling tests (Bonferroni)
 LEAST = 20  # the fewest expected draws of a PRAM cell tested
 
@@ -263,7 +265,7 @@ def anonlab_side(repeats: int, seed: int) -> int:  # noqa: PLR0915 (one table, i
     from anonlab.methods.rank_swap import rank_swap, window
     from anonlab.metrics import get_metric
     from anonlab.metrics.disclosure import measure_risk
-    from anonlab.metrics.suda import suda
+    from anonlab.metrics.suda import DIS_FRACTION, dis_suda, suda
 
     program, env = rscript()
     rng = np.random.default_rng(seed)
@@ -325,13 +327,13 @@ def anonlab_side(repeats: int, seed: int) -> int:  # noqa: PLR0915 (one table, i
 
     rows: list[tuple[str, str, str, bool]] = []  # measure, largest difference, verdict, ok
 
-    def exact(label: str, mine, other) -> None:
+    def exact(label: str, mine, other, tolerance: float = EXACT) -> None:
         mine, other = np.asarray(mine, dtype=float), np.asarray(other, dtype=float)
         if mine.shape != other.shape:
             rows.append((label, f"shapes {mine.shape} ≠ {other.shape}", "DIFFER", False))
             return
         gap = float(np.max(np.abs(mine - other) / np.maximum(1.0, np.abs(other))))
-        ok = gap <= EXACT
+        ok = gap <= tolerance
         rows.append((label, f"{gap:.2g}", "agree" if ok else "DIFFER", ok))
 
     def sampled(label: str, z, tests: int) -> None:
@@ -380,6 +382,12 @@ def anonlab_side(repeats: int, seed: int) -> int:  # noqa: PLR0915 (one table, i
             f"suda2 adult {len(keys)} keys: DIS > 0 ⇔ score > 0",
             (np.asarray(other["dis"]) > 0).sum(),
             (score > 0).sum(),
+        )
+        exact(
+            f"suda2 adult {len(keys)} keys: DIS-SUDA score per record (DisFraction 0.01)",
+            dis_suda(ours, DIS_FRACTION),
+            np.asarray(other["dis"], dtype=float),
+            SINGLE,
         )
 
     # addNoise

@@ -14,7 +14,7 @@ import pytest
 from anonlab.conformance import IDENTITY, tiny_dataset
 from anonlab.datasets import build_dataset
 from anonlab.metrics import get_metric
-from anonlab.metrics.suda import minimal_sample_uniques, suda
+from anonlab.metrics.suda import dis_suda, minimal_sample_uniques, suda
 from anonlab.release import Release
 from anonlab.validation import ParameterError
 
@@ -144,3 +144,37 @@ def test_a_size_beyond_the_keys_is_one_error_naming_max_size():
     ):
         metric.check(tiny_dataset(), IDENTITY)
     get_metric("special_uniques", {"max_size": 2}).check(tiny_dataset(), IDENTITY)
+
+
+# sdcMicro 5.8.1's suda2(...)$disScore on the two worked examples (DisFraction 0.01 and
+# 0.1), printed to 8 digits; they agree to a relative 1e-6, single precision's, in which
+# sdcMicro computes DIS and its exponent (float64 throughout here)
+SDCMICRO_DIS = {
+    "book": (
+        [0, 0, 0, 0, 0.010859095, 0.0047558604, 0.017545170, 0.024601057],
+        [0, 0, 0, 0, 0.10774943, 0.049939416, 0.16418954, 0.21718245],
+    ),
+    "guidelines": (
+        [0, 0, 0.0049867977, 0, 0.011383007, 0, 0.0049867977, 0.0091666789, 0, 0],
+        [0, 0, 0.052249219, 0, 0.11241669, 0, 0.052249219, 0.092366537, 0, 0],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", ["book", "guidelines"])
+def test_dis_suda_is_sdcmicros_disscore(name):
+    frame = BOOK if name == "book" else GUIDELINES
+    found = suda(frame, list(frame.columns), max_size="all")
+    for fraction, expected in zip((0.01, 0.1), SDCMICRO_DIS[name], strict=True):
+        np.testing.assert_allclose(dis_suda(found, fraction), expected, rtol=1e-6, atol=0)
+
+
+def test_dis_suda_of_a_whole_population_is_one_for_every_scored_record():
+    found = suda(BOOK, list(BOOK.columns), max_size="all")
+    assert (found.uniques, found.pairs) == (4, 4)  # four records alone, two pairs
+    np.testing.assert_array_equal(dis_suda(found, 1.0), [0, 0, 0, 0, 1, 1, 1, 1])
+    no_unique = suda(BOOK.iloc[:4], list(BOOK.columns), max_size="all")  # two pairs
+    np.testing.assert_array_equal(dis_suda(no_unique), np.zeros(4))
+    for bad in (0, -0.1, 1.5, True):
+        with pytest.raises(ParameterError, match="fraction"):
+            dis_suda(found, bad)
