@@ -181,7 +181,11 @@ def suda_of(keys: np.ndarray, max_size: object = "auto") -> Suda:
 def dis_suda(found: Suda, fraction: float = DIS_FRACTION) -> np.ndarray:
     """Each record's DIS-SUDA score (module docstring: sdcMicro's ``suda2`` ``disScore``)
     for a file drawn with sampling fraction ``fraction`` in (0, 1]."""
-    if isinstance(fraction, bool) or not 0 < float(fraction) <= 1:
+    if (
+        isinstance(fraction, bool)
+        or not isinstance(fraction, int | float | np.integer | np.floating)
+        or not 0 < float(fraction) <= 1
+    ):
         raise ParameterError(f"fraction={fraction!r}: a sampling fraction must be in (0, 1]")
     u, f = found.uniques, float(fraction)
     out = np.zeros(len(found.score))

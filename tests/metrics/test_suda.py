@@ -175,6 +175,6 @@ def test_dis_suda_of_a_whole_population_is_one_for_every_scored_record():
     np.testing.assert_array_equal(dis_suda(found, 1.0), [0, 0, 0, 0, 1, 1, 1, 1])
     no_unique = suda(BOOK.iloc[:4], list(BOOK.columns), max_size="all")  # two pairs
     np.testing.assert_array_equal(dis_suda(no_unique), np.zeros(4))
-    for bad in (0, -0.1, 1.5, True):
+    for bad in (0, -0.1, 1.5, True, "0.1", float("nan")):
         with pytest.raises(ParameterError, match="fraction"):
             dis_suda(found, bad)
