@@ -117,6 +117,7 @@ DISCLOSURE_METRICS = (
     "marketer_risk",
     "suda_score",
     "special_uniques",
+    "dis_suda_score",
     "dcr",
     "dcr_baseline_protection",
 )
@@ -274,7 +275,8 @@ disclosure.legend = (  # type: ignore[attr-defined]
     "re-identifications, `prosecutor_risk` and `journalist_risk` the share of records above "
     "ARX's 0.2 threshold (equal without a population table), `marketer_risk` equal to "
     "`global_risk` without sampling weights; `suda_score` the mean SUDA score, "
-    "`special_uniques` the share of records with a minimal sample unique of at most 3 keys. "
+    "`special_uniques` the share of records with a minimal sample unique of at most 3 keys, "
+    "`dis_suda_score` the mean DIS-SUDA score (sdcMicro's, sampling fraction 0.01). "
     "`dcr`: median distance to the closest original record (0: a copy); "
     "`dcr_baseline_protection` that over random data's (1: no closer than random). Attacks: "
     "`risk` (main against control attack), `attack_rate` (main) and `baseline_rate` (random "
