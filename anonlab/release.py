@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from anonlab.datasets import Dataset
+from anonlab.datasets.base import ComputedOnce
 from anonlab.guarantee import Guarantee
 
 #: how a release is laid out (a method's option ``form``): ``records`` keeps record i at
@@ -20,8 +21,9 @@ FORMS: tuple[str, ...] = ("records", "shuffled_columns", "shuffled_rows")
 
 
 @dataclass(frozen=True)
-class Release:
-    """A protected data set.
+class Release(ComputedOnce):
+    """A protected data set; what several metrics compute of it is computed once
+    (:meth:`computed_once`: the SUDA metrics share one search of its MSUs).
 
     Attributes
     ----------

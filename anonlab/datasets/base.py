@@ -65,8 +65,20 @@ class Attribute:
         return float(self.domain[1] - self.domain[0])
 
 
+class ComputedOnce:
+    """What an immutable object computes of itself once and keeps (:meth:`computed_once`)."""
+
+    def computed_once(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """``compute()`` the first time ``key`` is asked of this object, then the stored
+        value."""
+        store = self.__dict__.setdefault("_computed", {})
+        if key not in store:
+            store[key] = compute()
+        return store[key]
+
+
 @dataclass(frozen=True)
-class Dataset:
+class Dataset(ComputedOnce):
     """A data set ready for protection.
 
     ``frame`` holds every column of the raw data, in its order: the analysed attributes
@@ -149,14 +161,6 @@ class Dataset:
         positions = np.asarray(positions, dtype=np.int64)
         target = None if self.target is None else self.target.iloc[positions]
         return replace(self, frame=self.frame.iloc[positions], target=target)
-
-    def computed_once(self, key: Hashable, compute: Callable[[], Any]) -> Any:
-        """``compute()`` the first time ``key`` is asked of this view, then the stored
-        value: what every release of the view shares (a metric's reference histograms)."""
-        store = self.__dict__.setdefault("_computed", {})
-        if key not in store:
-            store[key] = compute()
-        return store[key]
 
     @cached_property
     def protected_values(self) -> np.ndarray:

@@ -223,8 +223,11 @@ def suda(data: pd.DataFrame, keys: Sequence[str], max_size: int | str = "auto") 
 
 
 def _released_suda(view: Dataset, release: Release, known: str, max_size: object) -> Suda:
-    columns = list(known_columns(view, known))
-    return suda_of(release.values[:, columns], max_size)
+    """SUDA of ``release``'s key variables, searched once for the three SUDA metrics."""
+    columns = tuple(known_columns(view, known))
+    return release.computed_once(
+        ("suda", columns, max_size), lambda: suda_of(release.values[:, list(columns)], max_size)
+    )
 
 
 def suda_score(

@@ -178,3 +178,23 @@ def test_dis_suda_of_a_whole_population_is_one_for_every_scored_record():
     for bad in (0, -0.1, 1.5, True, "0.1", float("nan")):
         with pytest.raises(ParameterError, match="fraction"):
             dis_suda(found, bad)
+
+
+def test_the_suda_metrics_of_one_release_search_its_msus_once(monkeypatch):
+    from anonlab.metrics import suda as module
+
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame(rng.integers(0, 6, (50, 3)), columns=["q1", "q2", "c"])
+    view = build_dataset("toy", frame, ["q1", "q2", "c"], domains=dict.fromkeys(frame, [0, 9]))
+    names = ("suda_score", "special_uniques", "dis_suda_score")
+    apart = {n: get_metric(n).of_release(view, Release(view, view.protected_values)) for n in names}
+    searches = []
+    search = module.minimal_sample_uniques
+    monkeypatch.setattr(
+        module, "minimal_sample_uniques", lambda *a: searches.append(a) or search(*a)
+    )
+    release = Release(view, view.protected_values)
+    assert {n: get_metric(n).of_release(view, release) for n in names} == apart
+    assert len(searches) == 1  # three metrics, one search
+    get_metric("suda_score", {"max_size": 1}).of_release(view, release)
+    assert len(searches) == 2  # another max_size is another search
