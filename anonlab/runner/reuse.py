@@ -68,7 +68,6 @@ def primary_rows(
     folder = out_dir.parent / run_folder(name, overrides=primary)
     try:
         stored = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
-        table = pd.read_parquet(folder / RESULTS_FILE)
     except (OSError, ValueError):
         return None
     theirs = stored.get("config") or {}
@@ -87,6 +86,12 @@ def primary_rows(
     if any(get_metric(m).measured for m in metrics):
         return None  # timings are compared within one run, on one machine's speed
     unchanged = {c.id for c in cells if ours.get(_options_key(c)) == before.get(_options_key(c))}
+    if not unchanged:
+        return None
+    try:  # read only once the run's record says rows can be taken
+        table = pd.read_parquet(folder / RESULTS_FILE)
+    except (OSError, ValueError):
+        return None
     kept = unchanged & {int(i) for i in table["cell_id"].unique()}
     if not kept:
         return None
