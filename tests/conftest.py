@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import properties
+
 # numpy, pandas and anonlab are imported where used: the xdist controller, which runs no
 # test, loads this file too, before it starts the workers
 
@@ -35,6 +37,8 @@ for _flag, _value in {
     "JAX_COMPILATION_CACHE_MAX_SIZE": str(2**30),
 }.items():
     os.environ.setdefault(_flag, _value)
+
+properties.register()  # Hypothesis profiles: the default run takes half of each test's examples
 
 
 @functools.cache
@@ -223,7 +227,11 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test that is neither an integration test nor a slow one as a unit test."""
+    """Mark every test that is neither an integration test nor a slow one as a unit test,
+    and every Hypothesis test as a property test (CI runs these again with all their
+    examples, :mod:`tests.properties`)."""
     for item in items:
         if item.get_closest_marker("integration") is None and not item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.unit)
+        if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+            item.add_marker(pytest.mark.property)

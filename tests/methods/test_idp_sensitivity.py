@@ -36,11 +36,12 @@ from anonlab.methods import make_method
 from anonlab.methods.idp import Dp, DpUm, IdpCbls, IdpLs
 from anonlab.microaggregation import individual_ranking, preprocessed_centroids
 from anonlab.validation import ParameterError
+from tests.properties import examples
 
 pytestmark = pytest.mark.integration  # runs the engine, a process or real data
 
-SETTINGS = settings(max_examples=100, deadline=None, derandomize=True, database=None)
-FEW_SETTINGS = settings(max_examples=50, deadline=None, derandomize=True, database=None)
+SETTINGS = settings(max_examples=examples(100))
+FEW_SETTINGS = settings(max_examples=examples(50))
 
 LOWS = st.sampled_from([-50.0, 0.0, 3.25])
 WIDTHS = st.sampled_from([1.0, 10.0, 250.5])

@@ -22,10 +22,11 @@ from anonlab.mechanisms import LaplaceMechanism
 from anonlab.methods import make_method
 from anonlab.microaggregation import individual_ranking
 from anonlab.validation import ParameterError
+from tests.properties import examples
 
 pytestmark = pytest.mark.integration  # runs the engine, a process or real data
 
-SETTINGS = settings(max_examples=80, deadline=None, derandomize=True, database=None)
+SETTINGS = settings(max_examples=examples(80))
 
 LOWS = st.sampled_from([-50.0, 0.0, 3.25])
 WIDTHS = st.sampled_from([1.0, 10.0, 250.5])

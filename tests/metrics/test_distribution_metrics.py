@@ -19,6 +19,7 @@ from anonlab.methods.base import Release
 from anonlab.metrics import get_metric
 from anonlab.metrics.correlation import correlation_difference, pearson
 from anonlab.metrics.marginals import marginal_tvd
+from tests.properties import examples
 
 DISTRIBUTION = ("correlation_difference", "marginal_tvd", "jsd", "f_measure")
 
@@ -61,7 +62,7 @@ matrices = st.tuples(st.integers(3, 25), st.integers(2, 4)).flatmap(
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40))
 @given(matrices)
 def test_properties_identity_symmetry_bounds_and_row_order(pair):
     """0 for the same data, symmetric, bounded, and blind to the order of records (a
@@ -78,7 +79,7 @@ def test_properties_identity_symmetry_bounds_and_row_order(pair):
         assert -1e-12 <= ab <= bound + 1e-12
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40))
 @given(matrices)
 def test_correlation_difference_matches_corrcoef_pair_by_pair(pair):
     a, b = pair
@@ -105,7 +106,7 @@ def test_constant_column_has_correlation_zero():
     assert (correlation_difference(a[:, :1], b[:, :1], []) == 0).all()  # no pair
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40))
 @given(matrices, st.sampled_from([10, 32]))
 def test_marginal_tvd_matches_numpy_histogram2d(pair, bins):
     a, b = pair

@@ -15,8 +15,9 @@ from anonlab.datasets import Attribute
 from anonlab.metrics.jsd import jsd_against, jsd_reference
 from anonlab.metrics.kernels import rel_entr
 from benchmarks.references.reference_metrics import jsd_continuous_numpy
+from tests.properties import examples
 
-SETTINGS = settings(max_examples=100, deadline=None, derandomize=True, database=None)
+SETTINGS = settings(max_examples=examples(100))
 
 
 @st.composite

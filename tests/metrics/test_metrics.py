@@ -14,6 +14,7 @@ from anonlab.methods.base import Release
 from anonlab.metrics import METRICS, AttributeMetric, get_metric
 from anonlab.metrics.jsd import equal_bin_counts, js_divergence, value_counts_pair
 from anonlab.validation import ParameterError
+from tests.properties import examples
 
 
 def dataset(values: dict[str, list[float]], discrete=False, domains=None):
@@ -116,7 +117,7 @@ values = arrays(
 )
 
 
-@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(200))
 @given(values, values)
 def test_value_counts_pair_is_the_sorted_union(a, b):
     union, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)

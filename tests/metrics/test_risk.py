@@ -19,6 +19,7 @@ from anonlab.methods.base import Release
 from anonlab.metrics import METRICS, get_metric
 from anonlab.metrics.risk import interval_disclosure, linkage_probabilities
 from anonlab.validation import ParameterError
+from tests.properties import examples
 
 RISKS = ("record_linkage", "rank_linkage", "interval_disclosure")
 
@@ -79,7 +80,7 @@ small_ints = st.integers(3, 12).flatmap(
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40))
 @given(small_ints, st.sampled_from([8, 64, 2**20]))
 def test_linkage_matches_brute_force_with_ties(pair, chunk_bytes):
     """Values in {0, 1, 2}: many exact ties; tiny chunks take one record at a time; the
@@ -108,7 +109,7 @@ def test_linkage_matches_brute_force_on_real_valued_clusters():
     assert (got <= 1.0 / sizes + 1e-15).all()  # k-anonymous clusters: at most 1/k
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40))
 @given(
     arrays(
         np.float64,
@@ -162,7 +163,7 @@ def test_linkage_uses_the_quasi_identifiers_when_declared():
     assert protected.of_release(view, release) == 1.0
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30))
 @given(small_ints, st.sampled_from([1, 5, 10, 40]))
 def test_rank_interval_disclosure_matches_brute_force(pair, p):
     original, released = pair

@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 
 from anonlab.microaggregation import individual_ranking, ranking_labels
 from anonlab.validation import ParameterError
+from tests.properties import examples
 
-SETTINGS = settings(max_examples=120, deadline=None, derandomize=True, database=None)
-LEMMA_SETTINGS = settings(max_examples=80, deadline=None, derandomize=True, database=None)
+SETTINGS = settings(max_examples=examples(120))
+LEMMA_SETTINGS = settings(max_examples=examples(80))
 
 FLOATS = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
 FEW_INTS = st.integers(0, 3)  # many ties

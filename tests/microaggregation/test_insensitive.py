@@ -14,8 +14,9 @@ from hypothesis.extra.numpy import arrays
 from anonlab.datasets import build_dataset
 from anonlab.methods import make_method
 from anonlab.microaggregation import cluster_means, insensitive_labels, mdav, ranking_labels
+from tests.properties import examples
 
-SETTINGS = settings(max_examples=80, deadline=None, derandomize=True, database=None)
+SETTINGS = settings(max_examples=examples(80))
 D = 10.0  # every attribute's domain is [0, D]
 
 

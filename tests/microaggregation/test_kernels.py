@@ -13,8 +13,9 @@ from hypothesis.extra.numpy import arrays
 from anonlab.microaggregation import mdav
 from anonlab.microaggregation.kernels import SMALL_K, centroid, sq_distances
 from benchmarks.references.reference import mdav_numpy
+from tests.properties import examples
 
-SETTINGS = settings(max_examples=150, deadline=None, derandomize=True, database=None)
+SETTINGS = settings(max_examples=examples(150))
 
 tied = st.integers(1, 80).flatmap(
     lambda n: st.tuples(

@@ -22,12 +22,13 @@ from benchmarks.references.reference_ir import (
     ir_numpy,
     sort_columns_numpy,
 )
+from tests.properties import examples
 
 # NaN and opposite infinities in a cluster make NaN centroids, in both implementations
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 
-SETTINGS = settings(max_examples=100, deadline=None, derandomize=True, database=None)
-METHOD_SETTINGS = settings(max_examples=40, deadline=None, derandomize=True, database=None)
+SETTINGS = settings(max_examples=examples(100))
+METHOD_SETTINGS = settings(max_examples=examples(40))
 
 #: few values, so most tie; −0.0 ties with 0.0, NaNs sort last, infinities at the ends
 TIED = [0.0, -0.0, 1.0, 2.0, 2.5, -1.5, 10.0, 1e300, -1e-300]

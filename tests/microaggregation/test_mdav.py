@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from anonlab.microaggregation import mdav, standardise
+from tests.properties import examples
 
-SETTINGS = settings(max_examples=120, deadline=None, derandomize=True, database=None)
+SETTINGS = settings(max_examples=examples(120))
 
 
 def reference_mdav(values: np.ndarray, k: int) -> np.ndarray:

@@ -29,10 +29,11 @@ from anonlab.tcloseness import GROUNDS, OrderedEMD, proposition_2_bound
 from anonlab.tcloseness.merge import tclose_merge
 from anonlab.tcloseness.tfirst import tclose_tfirst
 from anonlab.validation import ParameterError
+from tests.properties import examples
 
 pytestmark = pytest.mark.integration  # runs the engine, a process or real data
 
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None)
+SETTINGS = settings(max_examples=examples(60))
 TINY = ("+experiment=census_ir", "grid.k=[2,7]", "grid.epsilon=[10.0]", "grid.m=[1,13]", "reps=2")
 
 
@@ -439,7 +440,7 @@ def brute_emd(values: np.ndarray, members: np.ndarray, ground: str) -> float:
     return transport_emd(ranks[members], np.full(len(members), 1 / len(members)), np.full(n, 1 / n))
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(40))
 @given(st.lists(st.integers(0, 3), min_size=3, max_size=8), st.data())
 def test_both_grounds_match_a_brute_force_transport_lp_on_tied_data(values, draw):
     values = np.array(values, dtype=float)

@@ -24,6 +24,7 @@ from anonlab.semantics import (
     value_change_sensitivity,
 )
 from anonlab.validation import ParameterError
+from tests.properties import examples
 
 #            root
 #        /          \
@@ -55,7 +56,7 @@ TOY = Taxonomy(
         "Chile": "chile",
     },
 )
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None)
+SETTINGS = settings(max_examples=examples(60))
 
 
 def delta(a: str, b: str) -> float:

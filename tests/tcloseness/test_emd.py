@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 from reference import direct_emd
 
 from anonlab.tcloseness import OrderedEMD, proposition_1_bound, proposition_2_bound
+from tests.properties import examples
 
-SETTINGS = settings(max_examples=80, deadline=None, derandomize=True, database=None)
+SETTINGS = settings(max_examples=examples(80))
 
 
 data = st.lists(st.integers(0, 6), min_size=3, max_size=25).map(np.array)

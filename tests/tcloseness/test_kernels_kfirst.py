@@ -17,8 +17,9 @@ from anonlab.tcloseness import kfirst
 from anonlab.tcloseness.emd import OrderedEMD, counts_emd
 from anonlab.tcloseness.kfirst import k_anonymity_first
 from benchmarks.references.reference_kfirst import k_anonymity_first_numpy
+from tests.properties import examples
 
-SETTINGS = settings(max_examples=100, deadline=None, derandomize=True, database=None)
+SETTINGS = settings(max_examples=examples(100))
 
 
 @st.composite

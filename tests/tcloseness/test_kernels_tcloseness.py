@@ -24,8 +24,9 @@ from benchmarks.references.reference_tcloseness import (
     merge_until_t_close_numpy,
     tclose_tfirst_numpy,
 )
+from tests.properties import examples
 
-SETTINGS = settings(max_examples=100, deadline=None, derandomize=True, database=None)
+SETTINGS = settings(max_examples=examples(100))
 
 FEW = [0.0, 1.0, 2.0, 3.0, -1.5, 10.0]
 

@@ -21,10 +21,11 @@ from anonlab.tcloseness.merge import (
     tclose_merge,
 )
 from anonlab.validation import ParameterError
+from tests.properties import examples
 
 pytestmark = pytest.mark.integration  # runs the engine, a process or real data
 
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None)
+SETTINGS = settings(max_examples=examples(60))
 
 
 def reference_kfirst(qi: np.ndarray, confidential: np.ndarray, k: int, t: float) -> np.ndarray:
@@ -146,7 +147,7 @@ def test_both_algorithms_give_k_anonymous_t_close_partitions(case):
     check_partition(tclose_kfirst(qi, confidential, k, t), confidential, k, t)
 
 
-@settings(SETTINGS, max_examples=150)
+@settings(SETTINGS, max_examples=examples(150))
 @given(
     st.one_of(data_sets(max_n=30), data_sets(max_n=30, small_k=True)),
     st.sampled_from([kfirst._PREFIX, 0, 1, 3]),

@@ -35,10 +35,11 @@ from anonlab.microaggregation.kernels import centroid, sq_distances
 from anonlab.tcloseness import OrderedEMD, proposition_2_bound
 from anonlab.tcloseness.tfirst import subset_sizes, tclose_tfirst, tfirst_cluster_size
 from anonlab.validation import ParameterError
+from tests.properties import examples
 
 pytestmark = pytest.mark.integration  # runs the engine, a process or real data
 
-SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, database=None)
+SETTINGS = settings(max_examples=examples(300))
 
 
 def expected_subsets(n: int, size: int) -> np.ndarray:
@@ -196,7 +197,7 @@ def test_partition_structure_with_tied_quasi_identifiers(problem):
     _check_structure(*problem)
 
 
-@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(150))
 @given(problems(ties=False))
 def test_matches_the_record_by_record_reference(problem):
     qi, confidential, k, t = problem
