@@ -198,16 +198,24 @@ DEFAULT_TIER = {"not slow"}
 
 
 def _module_marks(path: Path) -> set[str]:
-    """The marks module ``path`` gives all its tests (``pytestmark``), e.g. ``{"integration"}``."""
+    """The marks module ``path`` gives all its tests (``pytestmark``), e.g. ``{"integration"}``.
+    Only the assignment is parsed (from its first line, as many lines as it spans), not the
+    whole module: this runs for every test file in every worker."""
     import ast
 
-    for node in ast.parse(path.read_bytes()).body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(target, ast.Name) and target.id == "pytestmark" for target in node.targets
-        ):
-            marks = (
-                node.value.elts if isinstance(node.value, (ast.List, ast.Tuple)) else [node.value]
-            )
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for start, line in enumerate(lines):
+        if not line.startswith("pytestmark"):
+            continue
+        for stop in range(start + 1, len(lines) + 1):
+            try:
+                [node] = ast.parse("\n".join(lines[start:stop])).body
+            except SyntaxError:
+                continue
+            if not isinstance(node, ast.Assign):
+                break
+            value = node.value
+            marks = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
             return {ast.unparse(mark).removeprefix("pytest.mark.") for mark in marks}
     return set()
 
