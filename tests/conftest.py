@@ -209,7 +209,7 @@ def _module_marks(path: Path) -> set[str]:
             continue
         for stop in range(start + 1, len(lines) + 1):
             try:
-                [node] = ast.parse("\n".join(lines[start:stop])).body
+                node = ast.parse("\n".join(lines[start:stop])).body[0]
             except SyntaxError:
                 continue
             if not isinstance(node, ast.Assign):

@@ -4,8 +4,7 @@ A property test names the examples a thorough check of it runs, ``examples(120)`
 default run takes half of them (profile ``suite``); ``pytest --hypothesis-profile=thorough``
 takes them all, as CI does after the default suite (``.ci/run``). Both profiles are
 derandomized, with no example database: a given profile draws the same inputs on every
-run and machine, and the suite's inputs are the first half, in Hypothesis's order, of the
-thorough run's only where Hypothesis generates them so (it need not).
+run and machine (the default run's inputs need not be among the thorough run's).
 """
 
 from __future__ import annotations

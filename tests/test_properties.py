@@ -8,12 +8,16 @@ from hypothesis import settings
 from tests import properties
 
 
+def chosen(config: pytest.Config) -> str:
+    """The profile this run loaded: pytest's ``--hypothesis-profile``, else the suite's."""
+    return config.getoption("hypothesis_profile", None) or properties.SUITE
+
+
 @pytest.fixture
-def loaded():
-    """Load a profile for the test, then the one loaded before."""
-    before = settings._current_profile
+def loaded(request):
+    """Load a profile for the test, then the run's own again."""
     yield settings.load_profile
-    settings.load_profile(before)
+    settings.load_profile(chosen(request.config))
 
 
 @pytest.mark.parametrize(
@@ -26,6 +30,7 @@ def test_a_profile_takes_its_share_of_the_named_examples(loaded, profile, named,
     assert settings().derandomize and settings().database is None
 
 
-def test_the_default_run_is_the_suite_profile_unless_told(request):
-    chosen = request.config.getoption("hypothesis_profile", None) or properties.SUITE
-    assert settings._current_profile == chosen
+def test_the_default_run_loads_the_suite_profile_unless_told(request):
+    profile = settings.get_profile(chosen(request.config))
+    assert settings().max_examples == profile.max_examples
+    assert settings().max_examples == properties.SHARE.get(chosen(request.config), 100)
