@@ -1,0 +1,197 @@
+"""What this machine takes, at least, for each wait the README quotes, before anonlab
+does any work of its own: the interpreter's start, the imports of the libraries the
+command needs, Hydra's composition of a one-line config, numba's first call of a cached
+kernel and matplotlib's first figure saved as PNG and PDF. Each floor is set beside the
+budget of the wait it bounds (the budgets of ``bench_readme_times.py``'s commands).
+
+Usage: ``python benchmarks/timings/bench_floors.py [--repeats 5]``
+
+Every probe runs in a fresh interpreter, as a user's command does, ``--repeats`` times
+(median). Library imports are timed as the whole process's wall time (start included);
+the composition, the kernel call and the figure are timed inside the process, after its
+imports. The floors count only third-party code, at its smallest use:
+
+- ``redraw`` (``plot_only=true``): the interpreter with pandas, pyarrow, Hydra and
+  matplotlib imported, one composition and one figure (a second figure is drawn in
+  parallel, by a worker that pays the same imports);
+- ``study figures`` (a study's figures over the same run with ``figures=[]``):
+  matplotlib's import over the other libraries', and one figure;
+- ``census_ir`` (kernels cached): the redraw's libraries and numba, one composition,
+  numba's first cached call, one figure, and the random stream of each job of its first
+  look (``numpy.random.SeedSequence`` and a ``Generator``, one per cell and repetition, as
+  anonlab's seeding requires), shared by the cores; its later looks' jobs and every
+  release and metric come on top.
+
+A floor above its budget says the budget cannot be met on this machine by any change to
+anonlab's own code that keeps those libraries; a floor below says how much room there is.
+The machine's speed drifts with its load: :func:`os.getloadavg` is printed before and
+after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+CONFIG_LIBS = "import numpy, pandas, pyarrow.parquet, omegaconf, hydra, hydra.compose"
+FIGURE_LIBS = "import matplotlib.figure, matplotlib.backends.backend_agg"
+KERNEL_LIBS = "import numba"
+#: the budgets of issue "the wait cut" (seconds; the study's figures: over ``figures=[]``)
+BUDGETS = {"redraw": 1.5, "study figures": 0.5, "census_ir": 4.0}
+DPI = 150  # anonlab.plotting.curves.DPI: the PNG's resolution
+
+COMPOSE = """
+import time
+from hydra import compose, initialize_config_dir
+clock = time.perf_counter()
+with initialize_config_dir(config_dir={conf!r}, version_base="1.3"):
+    compose(config_name="config")
+timed["compose"] = time.perf_counter() - clock
+"""
+FIGURE = """
+import io, time
+from matplotlib.figure import Figure
+clock = time.perf_counter()
+fig = Figure(figsize=(8.4, 3.2), layout="constrained")
+for ax in fig.subplots(1, 2):
+    for i, marker in enumerate("osD"):
+        ax.plot([2, 5, 10, 20], [i, i + 1, i + 3, i + 2], marker=marker, label=f"m{{i}}")
+    ax.set_xlabel("k"); ax.set_ylabel("RE")
+fig.legend(loc="outside lower center", ncols=3)
+for fmt in ("png", "pdf"):
+    fig.savefig(io.BytesIO(), format=fmt, dpi={dpi})
+timed["figure"] = time.perf_counter() - clock
+"""
+KERNEL = """
+import sys, time
+sys.path.insert(0, {folder!r})
+clock = time.perf_counter()
+import floor_kernel
+floor_kernel.total(floor_kernel.np.arange(10.0))
+timed["kernel"] = time.perf_counter() - clock
+"""
+STREAM = """
+import timeit
+import numpy as np
+calls = 20000
+seconds = timeit.timeit(
+    lambda: np.random.default_rng(np.random.SeedSequence([0, 2**62 + 12345, 7])), number=calls
+)
+timed["stream"] = seconds / calls
+"""
+KERNEL_MODULE = """
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True)
+def total(values):
+    out = 0.0
+    for v in values:
+        out += v
+    return out
+"""
+
+
+def probe(code: str) -> tuple[float, dict[str, float]]:
+    """Wall seconds of a fresh interpreter running ``code``, and the in-process timings
+    it records in ``timed``."""
+    script = f"timed = {{}}\n{code}\nimport json\nprint(json.dumps(timed))"
+    clock = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    return time.perf_counter() - clock, json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def median_of(code: str, repeats: int) -> tuple[float, dict[str, float]]:
+    """The median of ``repeats`` probes: the process's wall time and each timing."""
+    runs = [probe(code) for _ in range(repeats)]
+    timings = {key: statistics.median(r[1][key] for r in runs) for key in runs[0][1]}
+    return statistics.median(r[0] for r in runs), timings
+
+
+def load() -> str:
+    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def census_ir_jobs() -> int:
+    """The jobs (cell × repetition) of census_ir's first look, as its plan counts them."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root
+    from anonlab.config import compose_config
+    from anonlab.runner import build_experiment
+    from anonlab.runner.execute import count_jobs
+
+    experiment = build_experiment(compose_config("+experiment=census_ir"))
+    return count_jobs(experiment.cells, experiment.reps, experiment.metrics)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {load()}", flush=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        conf = Path(scratch) / "conf"
+        conf.mkdir()
+        (conf / "config.yaml").write_text("a: 1\n")
+        (Path(scratch) / "floor_kernel.py").write_text(textwrap.dedent(KERNEL_MODULE))
+        kernel = KERNEL.format(folder=scratch)
+        probe(kernel)  # compiles and writes the cache: the probes below load it
+        start, _ = median_of("pass", args.repeats)
+        _, stream = median_of(STREAM, args.repeats)
+        config, _ = median_of(CONFIG_LIBS, args.repeats)
+        figures, timed = median_of(
+            "\n".join(
+                [CONFIG_LIBS, FIGURE_LIBS, COMPOSE.format(conf=str(conf)), FIGURE.format(dpi=DPI)]
+            ),
+            args.repeats,
+        )
+        kernels, with_kernel = median_of(
+            "\n".join([CONFIG_LIBS, FIGURE_LIBS, KERNEL_LIBS, kernel]), args.repeats
+        )
+    imports_figures = figures - timed["compose"] - timed["figure"]
+    imports_kernels = kernels - with_kernel["kernel"]
+    parts = {
+        "interpreter start": start,
+        "import numpy, pandas, pyarrow, Hydra (with start)": config,
+        "  + matplotlib (Figure, Agg)": imports_figures - config,
+        "  + numba": imports_kernels - imports_figures,
+        "Hydra: one composition of a one-line config": timed["compose"],
+        "numba: first call of a cached kernel": with_kernel["kernel"],
+        "matplotlib: first figure, PNG and PDF": timed["figure"],
+        "numpy: one job's random stream (µs)": stream["stream"] * 1e6,
+    }
+    jobs = census_ir_jobs()
+    cores = os.cpu_count() or 1
+    print(f"parts (median of {args.repeats} fresh processes):")
+    for name, seconds in parts.items():
+        unit = "µs" if "µs" in name else "s"
+        print(f"  {name:52} {seconds:6.2f} {unit}")
+    floors = {
+        "redraw": imports_figures + timed["compose"] + timed["figure"],
+        "study figures": imports_figures - config + timed["figure"],
+        "census_ir": imports_kernels
+        + timed["compose"]
+        + with_kernel["kernel"]
+        + timed["figure"]
+        + jobs * stream["stream"] / cores,
+    }
+    print(f"census_ir's first look: {jobs:,} jobs on {cores} cores")
+    print("wait            budget   floor   floor/budget")
+    for name, floor in floors.items():
+        budget = BUDGETS[name]
+        print(f"  {name:13} {budget:6.2f} s {floor:6.2f} s {floor / budget:8.2f}")
+    print(load())
+
+
+if __name__ == "__main__":
+    main()
