@@ -24,8 +24,9 @@ imports. The floors count only third-party code, at its smallest use:
 
 A floor above its budget says the budget cannot be met on this machine by any change to
 anonlab's own code that keeps those libraries; a floor below says how much room there is.
-The machine's speed drifts with its load: :func:`os.getloadavg` is printed before and
-after.
+A shared machine's speed drifts with its load: :func:`os.getloadavg` and the fixed
+interpreter loop of ``bench_runs.py`` (:func:`~benchmarks.timings.bench_runs.calibrate`)
+are printed before and after; compare floors only at similar loop times.
 """
 
 from __future__ import annotations
@@ -41,10 +42,14 @@ import textwrap
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: benchmarks.*
+
+from benchmarks.timings.bench_runs import calibrate  # the same machine-speed yardstick
+
 CONFIG_LIBS = "import numpy, pandas, pyarrow.parquet, omegaconf, hydra, hydra.compose"
 FIGURE_LIBS = "import matplotlib.figure, matplotlib.backends.backend_agg"
 KERNEL_LIBS = "import numba"
-#: the budgets of issue "the wait cut" (seconds; the study's figures: over ``figures=[]``)
+#: the budgets these waits are held to (seconds; the study's figures: over ``figures=[]``)
 BUDGETS = {"redraw": 1.5, "study figures": 0.5, "census_ir": 4.0}
 DPI = 150  # anonlab.plotting.curves.DPI: the PNG's resolution
 
@@ -120,12 +125,13 @@ def median_of(code: str, repeats: int) -> tuple[float, dict[str, float]]:
 
 
 def load() -> str:
-    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    """The load average and the interpreter loop's time: the machine's speed now."""
+    loads = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"load {loads}, reference loop {calibrate() * 1000:.0f} ms"
 
 
 def census_ir_jobs() -> int:
     """The jobs (cell × repetition) of census_ir's first look, as its plan counts them."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root
     from anonlab.config import compose_config
     from anonlab.runner import build_experiment
     from anonlab.runner.execute import count_jobs
