@@ -52,13 +52,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: benchmarks.*
 
+from anonlab.plotting.curves import DPI  # the PNG's resolution, as a run saves it
 from benchmarks.timings.bench_runs import calibrate  # the same machine-speed yardstick
 
 RUN_LIBS = "import numpy, pandas, pyarrow.parquet, omegaconf, hydra, hydra.compose, numba"
 DRAW_LIBS = "import numpy, matplotlib.figure, matplotlib.backends.backend_agg"
 #: the budgets these waits are held to (seconds; the study's figures: over ``figures=[]``)
 BUDGETS = {"redraw": 1.5, "study figures": 0.5, "census_ir": 4.0}
-DPI = 150  # anonlab.plotting.curves.DPI: the PNG's resolution
 
 COMPOSE = """
 import time
