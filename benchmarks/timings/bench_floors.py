@@ -159,6 +159,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
+    if args.repeats < 1:  # a median needs one run at least
+        parser.error(f"--repeats must be at least 1, got {args.repeats}")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {load()}", flush=True)
     with tempfile.TemporaryDirectory() as scratch:
         conf = Path(scratch) / "conf"
