@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import properties
+from tests import composition, properties
 
 # numpy, pandas and anonlab are imported where used: the xdist controller, which runs no
 # test, loads this file too, before it starts the workers
@@ -189,7 +189,9 @@ def _parse_each_yaml_once() -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
-        _parse_each_yaml_once()  # where the tests run: not in an xdist controller
+        # where the tests run, not in an xdist controller
+        _parse_each_yaml_once()
+        composition.install()  # each config tree's choice of groups composed once
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
