@@ -24,6 +24,7 @@ import dataclasses
 import hashlib
 import os
 import pickle
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -46,18 +47,25 @@ def _tree_digest(root: str) -> str:
     return digest.hexdigest()
 
 
+#: each composition's sources key, computed once for its two steps
+_KEYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def sources_key(repo: Any) -> tuple:
     """What Hydra can read through ``repo``: each source's kind, and the digest of a
     folder's files or else the source's path (a package's or the config store's configs
     do not change while the process runs). A composed config holds no path of the folder
     it was read from; Hydra's own node, which does, is set after the two steps kept."""
+    if repo in _KEYS:
+        return _KEYS[repo]
     key = []
     for source in repo.get_sources():
         scheme, path = source.scheme(), source.path
         if scheme == "file" and os.path.isdir(path):
             path = _tree_digest(path)  # a scratch copy of conf/ composes as conf/ does
         key.append((scheme, path))
-    return tuple(key)
+    _KEYS[repo] = tuple(key)
+    return _KEYS[repo]
 
 
 def install() -> None:
