@@ -101,3 +101,22 @@ def test_unknown_loader_is_named():
 def test_missing_csv_is_named(tmp_path):
     with pytest.raises(ParameterError, match="no such file"):
         load_dataset({"loader": "csv", "path": str(tmp_path / "x.csv"), "numeric": ["a"]})
+
+
+def test_vendored_tables_are_read_once_and_handed_out_as_copies(tmp_path):
+    from anonlab.datasets.sources import base
+    from anonlab.datasets.sources.census import CENSUS
+    from anonlab.datasets.sources.csv import CSV
+
+    calls = []
+    counted = base.Source("counted", lambda: calls.append(1) or CENSUS.reader(), CENSUS.files)
+    first = counted.read({})
+    first.iloc[0, 0] = -1.0  # the caller's copy
+    again = counted.read({})
+    assert len(calls) == 1 and again.iloc[0, 0] != -1.0
+    assert again.equals(CENSUS.reader())
+    path = tmp_path / "mine.csv"  # a user's file is read on every call
+    path.write_text("a\n1\n", encoding="utf-8")
+    assert CSV.read({"path": str(path)})["a"].tolist() == ["1"]
+    path.write_text("a\n2\n", encoding="utf-8")
+    assert CSV.read({"path": str(path)})["a"].tolist() == ["2"]

@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+import anonlab.data_fetch as data_fetch
 from anonlab.axes import Axis
 
 
@@ -52,6 +53,20 @@ class Source:
 
     def read(self, config: Mapping[str, Any]) -> pd.DataFrame:
         """The raw table for the dataset config ``config`` (its :attr:`options` that are
-        set and not null passed to :attr:`reader`)."""
+        set and not null passed to :attr:`reader`). A table of vendored files is read
+        once per process for the same files and options and handed out as a copy: each
+        file is checked against its SHA-256 once per process too
+        (:func:`anonlab.data_fetch.raw_path`, before the first read), and does not change
+        while it runs. A user's own file (``path``) is read on every call."""
         given = {key: config[key] for key in self.options if config.get(key) is not None}
-        return self.reader(**given)
+        if not self.files or "path" in given:
+            return self.reader(**given)
+        files = tuple(str(data_fetch.raw_path(name)) for name in self.files)  # checked
+        key = (self.name, self.reader, files, repr(sorted(given.items())))
+        if key not in _VENDORED:
+            _VENDORED[key] = self.reader(**given)
+        return _VENDORED[key].copy()
+
+
+#: tables of vendored files read in this process, by source, reader, files and options
+_VENDORED: dict[tuple, pd.DataFrame] = {}
