@@ -259,12 +259,39 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return None
 
 
+def _starts_a_costly_setup(item: pytest.Item) -> bool:
+    """Whether ``item`` starts what a process pays for once: JAX, by the synthetic
+    baselines (its import and the compilation of their estimators, about 5 s), or the
+    NHDS 2010 stand-in of Patient Discharge (2.4 s to decompress and parse)."""
+    words = ("test_synthetic.py", "test_tcm_datasets.py", "patient_discharge")
+    return any(w in item.nodeid for w in words) or any(
+        f"[{name}" in item.nodeid for name in _synthetic_methods()
+    )
+
+
+@functools.cache
+def _synthetic_methods() -> tuple[str, ...]:
+    """The registered methods built on JAX (:mod:`anonlab.methods.synthetic`)."""
+    from anonlab.methods import METHODS
+
+    return tuple(
+        name
+        for name, method in METHODS.items()
+        if method.__module__.startswith("anonlab.methods.synthetic")
+    )
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that is neither an integration test nor a slow one as a unit test,
     and every Hypothesis test as a property test (CI runs these again with all their
-    examples, :mod:`tests.properties`)."""
+    examples, :mod:`tests.properties`). Then run first the tests that start a costly
+    setup (:func:`_starts_a_costly_setup`), in their order: the scheduler hands the first
+    worker the front of the queue and steals from its end, so one worker pays for each
+    setup instead of every worker (in the default run, JAX had cost 11.6 s and 5.8 s of
+    sampled time in the two workers, NHDS 4.5 s and 3.2 s)."""
     for item in items:
         if item.get_closest_marker("integration") is None and not item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.unit)
         if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
             item.add_marker(pytest.mark.property)
+    items.sort(key=lambda item: not _starts_a_costly_setup(item))  # stable: order kept
