@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import composition, properties
+from tests import composition
 
 # numpy, pandas and anonlab are imported where used: the xdist controller, which runs no
 # test, loads this file too, before it starts the workers
@@ -37,8 +37,6 @@ for _flag, _value in {
     "JAX_COMPILATION_CACHE_MAX_SIZE": str(2**30),
 }.items():
     os.environ.setdefault(_flag, _value)
-
-properties.register()  # Hypothesis profiles: the default run takes half of each test's examples
 
 
 @functools.cache
@@ -188,9 +186,16 @@ def _parse_each_yaml_once() -> None:
     yaml.safe_load = safe_load_once
 
 
+@pytest.hookimpl(tryfirst=True)  # before Hypothesis loads a --hypothesis-profile
 def pytest_configure(config: pytest.Config) -> None:
-    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
-        # where the tests run, not in an xdist controller
+    runs_tests = hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None)
+    if runs_tests or config.getoption("--hypothesis-profile"):
+        # an xdist controller runs no test: it imports Hypothesis (0.4 s before the
+        # workers start) only to load a profile it is given
+        from tests import properties
+
+        properties.register()  # the default run takes half of each test's examples
+    if runs_tests:
         _parse_each_yaml_once()
         composition.install()  # each config tree's choice of groups composed once
 
