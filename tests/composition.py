@@ -1,4 +1,4 @@
-"""Hydra's composition, kept per config tree within a test process.
+"""Hydra's composition, kept per config tree for the test processes.
 
 A composition (:func:`anonlab.config.compose_config`, and every in-process ``run.py``)
 costs about 0.2 s, nearly all of it in two steps that depend only on the config files and
@@ -14,8 +14,11 @@ typed; the value overrides are Hydra's own, split from the group ones by Hydra's
 :class:`~hydra._internal.defaults_list.Overrides`, and applied by Hydra as before. A kept
 config is handed out as a copy (unpickled: the same nodes, flags and types as a deep
 copy, in less than half its time). A file a test writes or edits is a different key;
-a composition that fails is not kept, so it fails again alike. Where Hydra's internals
-are not the ones read here (another minor version than 1.3), nothing is installed.
+a composition that fails is not kept, so it fails again alike. Each result is also
+written to a folder (:data:`STORE`, the suite's ``.pytest_cache/compositions``), named by
+its key and the versions of Python, Hydra and OmegaConf: the other worker and later runs
+read it instead of composing it again. Where Hydra's internals are not the ones read here
+(another minor version than 1.3), nothing is installed.
 """
 
 from __future__ import annotations
@@ -24,13 +27,20 @@ import dataclasses
 import hashlib
 import os
 import pickle
+import sys
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 #: the Hydra minor version whose internals this module reads
 HYDRA_SERIES = "1.3."
+#: the folder kept compositions are also written to, for the other processes of the run
+#: and for later runs (set by :func:`install`); None: kept in memory only
+STORE: Path | None = None
+#: the most files :data:`STORE` keeps: above it, :func:`install` removes the oldest half
+STORE_FILES = 2000
 
 
 def _tree_digest(root: str) -> str:
@@ -68,8 +78,67 @@ def sources_key(repo: Any) -> tuple:
     return _KEYS[repo]
 
 
-def install() -> None:
-    """Keep the defaults lists and merged configs Hydra composes in this process."""
+def _stored(key: tuple) -> Path | None:
+    """Where :data:`STORE` keeps ``key``'s result: named by a digest of the key and of
+    the versions that read and write it (Python's pickles, Hydra's and OmegaConf's
+    objects), so another version never reads it."""
+    if STORE is None:
+        return None
+    import hydra
+    import omegaconf
+
+    versions = (1, sys.version_info[:2], hydra.__version__, omegaconf.__version__)
+    name = hashlib.blake2b(repr((versions, key)).encode(), digest_size=20).hexdigest()
+    return STORE / f"{name}.pickle"
+
+
+def _kept(memory: dict[tuple, bytes], key: tuple, make: Callable[[], Any]) -> Any:
+    """``make()``'s result for ``key``, kept pickled in ``memory`` and in :data:`STORE`:
+    each call gets its own copy. A stored file that cannot be read or unpickled is made
+    again and written anew."""
+    data, path = memory.get(key), None
+    if data is None and (path := _stored(key)) is not None:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = None
+    if data is not None:
+        try:
+            value = pickle.loads(data)
+        except Exception:  # noqa: BLE001 - a torn or foreign file: make it again
+            memory.pop(key, None)
+        else:
+            memory[key] = data
+            return value
+    value = make()
+    memory[key] = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    if (path := path or _stored(key)) is not None:
+        try:  # written whole, then renamed: a reader sees all of it or nothing
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_name(f".{path.name}.{os.getpid()}")
+            partial.write_bytes(memory[key])
+            os.replace(partial, path)
+        except OSError:
+            pass  # kept in memory all the same
+    return value
+
+
+def _prune(store: Path) -> None:
+    """Keep :data:`STORE_FILES` files at most in ``store``: above it, remove the oldest
+    half (the config trees of scratch copies that tests wrote once)."""
+    try:
+        files = sorted(store.glob("*.pickle"), key=lambda p: p.stat().st_mtime)
+    except OSError:
+        return
+    if len(files) > STORE_FILES:
+        for path in files[: len(files) - STORE_FILES // 2]:
+            path.unlink(missing_ok=True)
+
+
+def install(store: Path | None = None) -> None:
+    """Keep the defaults lists and merged configs Hydra composes in this process, and in
+    ``store`` (:data:`STORE`) for the other processes and later runs."""
+    global STORE
     import hydra
     from hydra._internal import config_loader_impl, defaults_list
 
@@ -78,34 +147,38 @@ def install() -> None:
     loader = config_loader_impl.ConfigLoaderImpl
     if getattr(loader, "_kept_compositions", None) is not None:
         return
+    STORE = store
+    if store is not None:
+        _prune(store)
     create, compose = (
         config_loader_impl.create_defaults_list,
         loader._compose_config_from_defaults_list,
     )
-    lists: dict[tuple, Any] = {}
-    configs: dict[tuple, Any] = {}
+    lists: dict[tuple, bytes] = {}
+    configs: dict[tuple, bytes] = {}
 
     def kept_defaults_list(repo, config_name, overrides_list, prepend_hydra, skip_missing):
         # Hydra's own split: the value overrides, and all others (groups, sweeps)
         values = defaults_list.Overrides(repo=repo, overrides_list=overrides_list).config_overrides
         chosen = tuple(o.input_line for o in overrides_list if o not in values)
-        key = (sources_key(repo), config_name, chosen, prepend_hydra, skip_missing)
-        if key not in lists:
-            lists[key] = create(
+        key = ("defaults", sources_key(repo), config_name, chosen, prepend_hydra, skip_missing)
+        kept = _kept(
+            lists,
+            key,
+            lambda: create(
                 repo=repo,
                 config_name=config_name,
                 overrides_list=overrides_list,
                 prepend_hydra=prepend_hydra,
                 skip_missing=skip_missing,
-            )
-        return dataclasses.replace(lists[key], config_overrides=values)
+            ),
+        )
+        return dataclasses.replace(kept, config_overrides=values)
 
     def kept_config(self, defaults, repo):
-        key = (sources_key(repo), repr(defaults))
-        if key not in configs:
-            composed = compose(self, defaults=defaults, repo=repo)
-            configs[key] = pickle.dumps(composed, protocol=pickle.HIGHEST_PROTOCOL)
-        return pickle.loads(configs[key])  # a copy, made in C: faster than a deep copy
+        key = ("config", sources_key(repo), repr(defaults))
+        # a copy, unpickled in C: faster than a deep copy
+        return _kept(configs, key, lambda: compose(self, defaults=defaults, repo=repo))
 
     config_loader_impl.create_defaults_list = kept_defaults_list
     loader._compose_config_from_defaults_list = kept_config

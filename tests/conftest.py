@@ -197,7 +197,8 @@ def pytest_configure(config: pytest.Config) -> None:
         properties.register()  # the default run takes half of each test's examples
     if runs_tests:
         _parse_each_yaml_once()
-        composition.install()  # each config tree's choice of groups composed once
+        # each config tree's choice of groups composed once, for every worker and run
+        composition.install(Path(__file__).resolve().parents[1] / ".pytest_cache/compositions")
 
 
 #: the collector's thresholds while the tests run: Python's own for the young

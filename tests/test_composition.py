@@ -4,7 +4,10 @@ group choices and other values, and the same error for a composition that fails.
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
+from omegaconf import DictConfig
 
 from anonlab.config import compose_config
 from tests import composition
@@ -72,3 +75,37 @@ def test_a_config_file_edited_is_read_again(conf_copy):
     after = compose_config(*BASE, conf_dir=conf)
     assert "edited" not in before
     assert after == {**before, "edited": 1}
+
+
+def test_a_kept_composition_is_read_back_from_the_store(tmp_path, monkeypatch):
+    monkeypatch.setattr(composition, "STORE", tmp_path)
+    lists, configs = composition_memory()
+    overrides = [*BASE, "grid.epsilon=[2.0]"]
+    with composition.fresh():
+        expected = composed(overrides)
+    lists.clear(), configs.clear()
+    assert composed(overrides) == expected
+    stored = sorted(tmp_path.glob("*.pickle"))
+    assert len(stored) == 2  # the defaults list and the merged config
+    lists.clear(), configs.clear()  # as another process starts: read from the store
+    assert composed(overrides) == expected
+    for path in stored:  # what is read is what is stored
+        value = pickle.loads(path.read_bytes())
+        if isinstance(value, DictConfig):
+            value.from_store = 1
+            path.write_bytes(pickle.dumps(value))
+    lists.clear(), configs.clear()
+    assert composed(overrides) == {**expected, "from_store": 1}
+    for path in stored:  # a torn file is composed again and written anew
+        path.write_bytes(path.read_bytes()[:10])
+    lists.clear(), configs.clear()
+    assert composed(overrides) == expected
+    assert all(path.stat().st_size > 10 for path in stored)
+    lists.clear(), configs.clear()  # leave this process composing from conf/ again
+
+
+def composition_memory() -> tuple[dict, dict]:
+    """The in-memory kept defaults lists and configs of this process."""
+    from hydra._internal.config_loader_impl import ConfigLoaderImpl
+
+    return ConfigLoaderImpl._kept_compositions[:2]
