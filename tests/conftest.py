@@ -186,6 +186,17 @@ def _parse_each_yaml_once() -> None:
     yaml.safe_load = safe_load_once
 
 
+#: the garbage collector's thresholds where tests run, from the start of collection:
+#: Python's own for the young generations, which still free the cycles a test leaves
+#: behind, and no full collection but those a library or test asks for
+#: (``gc.collect()``). A full one walks every object the imports made (matplotlib,
+#: scikit-learn, JAX), about 0.25 s each: in each worker of the default run, 20 to 36 of
+#: them took 5.1 to 5.4 s of its 7.2 to 8.4 s of collecting. With only the full
+#: collections libraries ask for (8 a worker), collecting took 3.8 to 4.0 s, and a
+#: worker's memory peaked at 0.92 to 0.97 GB instead of 0.81 to 0.93 GB.
+GC_THRESHOLDS = (700, 10, 1_000_000)
+
+
 @pytest.hookimpl(tryfirst=True)  # before Hypothesis loads a --hypothesis-profile
 def pytest_configure(config: pytest.Config) -> None:
     runs_tests = hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None)
@@ -196,31 +207,24 @@ def pytest_configure(config: pytest.Config) -> None:
 
         properties.register()  # the default run takes half of each test's examples
     if runs_tests:
+        import gc
+
+        gc.set_threshold(*GC_THRESHOLDS)
         _parse_each_yaml_once()
         # each config tree's choice of groups composed once, for every worker and run
         composition.install(Path(__file__).resolve().parents[1] / ".pytest_cache/compositions")
 
 
-#: the collector's thresholds while the tests run: Python's own for the young
-#: generations, and no full collection but those a test asks for (``gc.collect()``)
-GC_THRESHOLDS = (700, 10, 1_000_000)
-
-
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Once the tests are collected, move what collecting made (the package, its
     libraries, the test modules: alive until the run ends) out of the garbage collector's
-    sight, after one collection, and stop the collector's automatic full collections
-    (:data:`GC_THRESHOLDS`). The young collections still free the cycles a test leaves
-    behind. A full one walks every object the tests' lazy imports made too (matplotlib,
-    scikit-learn, JAX), about 0.25 s each: in each worker of the default run, 20 to 36
-    of them took 5.1 to 5.4 s of its 7.2 to 8.4 s of collecting. With only the full
-    collections libraries ask for (8 a worker), collecting took 3.8 to 4.0 s, and a
-    worker's memory peaked at 0.92 to 0.97 GB instead of 0.81 to 0.93 GB."""
+    sight, after one full collection: a full collection during the tests (only those a
+    library or test asks for, :data:`GC_THRESHOLDS`) then walks only what the tests
+    make, and what the tests make stays in its sight."""
     import gc
 
     gc.collect()
     gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
 
 
 #: the mark expressions that select the unit tier alone, and the default run (pyproject.toml)
