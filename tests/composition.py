@@ -24,6 +24,7 @@ read it instead of composing it again. Where Hydra's internals are not the ones 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import os
 import pickle
@@ -78,17 +79,22 @@ def sources_key(repo: Any) -> tuple:
     return _KEYS[repo]
 
 
-def _stored(key: tuple) -> Path | None:
-    """Where :data:`STORE` keeps ``key``'s result: named by a digest of the key and of
-    the versions that read and write it (Python's pickles, Hydra's and OmegaConf's
-    objects), so another version never reads it."""
-    if STORE is None:
-        return None
+@functools.cache
+def _versions() -> tuple:
+    """What reads and writes a stored result: Python's pickles, Hydra's and OmegaConf's
+    objects (and this module's layout of them, the leading 1)."""
     import hydra
     import omegaconf
 
-    versions = (1, sys.version_info[:2], hydra.__version__, omegaconf.__version__)
-    name = hashlib.blake2b(repr((versions, key)).encode(), digest_size=20).hexdigest()
+    return (1, sys.version_info[:2], hydra.__version__, omegaconf.__version__)
+
+
+def _stored(key: tuple) -> Path | None:
+    """Where :data:`STORE` keeps ``key``'s result: named by a digest of the key and of
+    :func:`_versions`, so another version never reads it."""
+    if STORE is None:
+        return None
+    name = hashlib.blake2b(repr((_versions(), key)).encode(), digest_size=20).hexdigest()
     return STORE / f"{name}.pickle"
 
 
