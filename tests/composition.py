@@ -17,12 +17,20 @@ copy, in less than half its time). A file a test writes or edits is a different 
 a composition that fails is not kept, so it fails again alike. Each result is also
 written to a folder (:data:`STORE`, the suite's ``.pytest_cache/compositions``), named by
 its key and the versions of Python, Hydra and OmegaConf: the other worker and later runs
-read it instead of composing it again. Where Hydra's internals are not the ones read here
-(another minor version than 1.3), nothing is installed.
+read it instead of composing it again.
+
+Two smaller costs of every composition are kept too: each override's parse (Hydra's ANTLR
+grammar, about 1 ms an override; a parse that fails is not kept) and the copy of the
+config store in the repository each composition copies (about 5 ms: the store is Hydra's
+process-wide registry of structured configs, which Hydra reads only through copies and
+which a composition never writes, so the copied repository shares it). Where Hydra's
+internals are not the ones read here (another minor version than 1.3), nothing is
+installed.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import hashlib
@@ -147,6 +155,9 @@ def install(store: Path | None = None) -> None:
     global STORE
     import hydra
     from hydra._internal import config_loader_impl, defaults_list
+    from hydra._internal.config_repository import CachingConfigRepository
+    from hydra.core.config_store import ConfigStore
+    from hydra.core.override_parser.overrides_parser import OverridesParser
 
     if not hydra.__version__.startswith(HYDRA_SERIES):
         return
@@ -162,6 +173,22 @@ def install(store: Path | None = None) -> None:
     )
     lists: dict[tuple, bytes] = {}
     configs: dict[tuple, bytes] = {}
+    parse, copy_repository = OverridesParser.parse_rule, CachingConfigRepository.__init__
+    parsed: dict[str, bytes] = {}
+
+    def kept_parse(self, s, rule_name):
+        if rule_name != "override":
+            return parse(self, s, rule_name)
+        if s not in parsed:  # a parse that fails raises as before, and is not kept
+            override = parse(self, s, rule_name)
+            parsed[s] = pickle.dumps(override, protocol=pickle.HIGHEST_PROTOCOL)
+            return override
+        return pickle.loads(parsed[s])  # a copy: the same override, none shared
+
+    def repository_sharing_the_store(self, delegate):
+        store = ConfigStore.instance()
+        self.delegate = copy.deepcopy(delegate, {id(store): store})
+        self.cache = {}
 
     def kept_defaults_list(repo, config_name, overrides_list, prepend_hydra, skip_missing):
         # Hydra's own split: the value overrides, and all others (groups, sweeps)
@@ -186,9 +213,25 @@ def install(store: Path | None = None) -> None:
         # a copy, unpickled in C: faster than a deep copy
         return _kept(configs, key, lambda: compose(self, defaults=defaults, repo=repo))
 
-    config_loader_impl.create_defaults_list = kept_defaults_list
-    loader._compose_config_from_defaults_list = kept_config
-    loader._kept_compositions = (lists, configs, create, compose)
+    kept = (kept_defaults_list, kept_config, kept_parse, repository_sharing_the_store)
+    for (owner, name), function in zip(_hooks(), kept, strict=True):
+        setattr(owner, name, function)
+    loader._kept_compositions = (lists, configs, parsed)
+    loader._hydras_own = (create, compose, parse, copy_repository)
+
+
+def _hooks() -> list[tuple[Any, str]]:
+    """Where :func:`install` puts its functions, in the order of ``_hydras_own``."""
+    from hydra._internal import config_loader_impl
+    from hydra._internal.config_repository import CachingConfigRepository
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    return [
+        (config_loader_impl, "create_defaults_list"),
+        (config_loader_impl.ConfigLoaderImpl, "_compose_config_from_defaults_list"),
+        (OverridesParser, "parse_rule"),
+        (CachingConfigRepository, "__init__"),
+    ]
 
 
 @contextmanager
@@ -196,15 +239,16 @@ def fresh() -> Iterator[None]:
     """Within the block, Hydra composes as it does without :func:`install`."""
     from hydra._internal import config_loader_impl
 
-    loader = config_loader_impl.ConfigLoaderImpl
-    kept = getattr(loader, "_kept_compositions", None)
-    if kept is None:
+    own = getattr(config_loader_impl.ConfigLoaderImpl, "_hydras_own", None)
+    if own is None:
         yield
         return
-    installed = config_loader_impl.create_defaults_list, loader._compose_config_from_defaults_list
-    config_loader_impl.create_defaults_list, loader._compose_config_from_defaults_list = kept[2:]
+    hooks = _hooks()
+    installed = [getattr(owner, name) for owner, name in hooks]
+    for (owner, name), function in zip(hooks, own, strict=True):
+        setattr(owner, name, function)
     try:
         yield
     finally:
-        config_loader_impl.create_defaults_list = installed[0]
-        loader._compose_config_from_defaults_list = installed[1]
+        for (owner, name), function in zip(hooks, installed, strict=True):
+            setattr(owner, name, function)

@@ -35,6 +35,7 @@ FAILING = {
     "unknown_key": [*BASE, "nope=1"],
     "unknown_group_choice": [*BASE, "dataset=nope"],
     "key_added_twice": [*BASE, "+reps=2"],
+    "override_not_parsed": [*BASE, "grid.k=[2"],
 }
 
 
