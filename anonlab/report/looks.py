@@ -235,11 +235,12 @@ def run_later_looks(experiment: Experiment, *, progress: bool = True) -> list[Pa
         # the metrics the due claims read: another one's rows would judge nothing
         read = frozenset(c.metric for c in due if c.metric is not None)
         look = Look(frozenset(cells), looks[index - 1], looks[index], folder, read)
-        rows = run_grid(experiment, progress=progress, resume=True, look=look)
+        git = git_commit()
+        rows = run_grid(experiment, progress=progress, resume=True, look=look, git=git)
         added = pd.concat([added, rows], ignore_index=True) if len(added) else rows
         for claim in due:
             reached[claim.id] = looks[index]
-        commit = (git_commit() or {}).get("commit")
+        commit = (git or {}).get("commit")
         records.append(
             LookRecord(
                 index + 1,

@@ -402,6 +402,7 @@ def run_grid(
     workers: dict[str, Any] | None = None,
     look: Look | None = None,
     reuse: Reuse | None = None,
+    git: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
     """The tidy result table of every data set's cells × repetitions. With ``resume``, each
     finished batch is stored under :attr:`Experiment.parts_dir` and jobs stored by an earlier
@@ -411,8 +412,10 @@ def run_grid(
     records its workers' code digests and versions in ``workers``. A ``look`` runs only
     its cells' added repetitions, its parts in its own folder. A reading's run takes the
     rows of the cells in ``reuse`` from its primary run (:mod:`anonlab.runner.reuse`)
-    and computes the others."""
-    key = checkpoint_key(experiment.config, git_commit()) if resume else ""
+    and computes the others. ``git`` is the checkout's state (:func:`git_commit`) where
+    the caller has read it already."""
+    code = git_commit() if git is None and resume else git
+    key = checkpoint_key(experiment.config, code) if resume else ""
     reps, first = (look.reps, look.first_rep) if look else (experiment.reps, 0)
     folder = look.folder if look else experiment.out_dir
     metrics = look.measured(experiment.metrics) if look else experiment.metrics
@@ -547,6 +550,7 @@ def run_experiment(
         workers: dict[str, Any] = {}
         here = facts()
         versions = {**package_versions(), **here["versions"]}
+        git = git_commit()  # the checkout whose code runs: its parts' key and run.json's
         reuse = primary_rows(
             experiment.name,
             experiment.reading,
@@ -561,7 +565,9 @@ def run_experiment(
                 f"{experiment.label}: {len(reuse.cell_ids)} of {len(experiment.cells)} cells "
                 f"taken from the primary run in {reuse.folder} (options, code and data alike)"
             )
-        table = run_grid(experiment, progress=progress, resume=True, workers=workers, reuse=reuse)
+        table = run_grid(
+            experiment, progress=progress, resume=True, workers=workers, reuse=reuse, git=git
+        )
         wall = time.perf_counter() - clock
         write_table(table, experiment.results_path)
         write_json(
@@ -580,7 +586,7 @@ def run_experiment(
                 "reused": reuse.record() if reuse is not None else None,
                 # CPU model, cores and load average at the start and end (run times vary)
                 "machine": machine(load_at_start),
-                "git": git_commit(),
+                "git": git,
                 "started_at": started.isoformat(),
                 "wall_time_s": round(wall, 3),
                 "n_cells": len(experiment.cells),

@@ -20,7 +20,6 @@ import os
 import platform
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -37,15 +36,13 @@ class WorkerMismatch(ParameterError):
     """A Dask worker runs other code or other library versions than this process."""
 
 
-@cache
-def _versions() -> dict[str, str | None]:
-    return package_versions(RESULT_PACKAGES)
-
-
 def facts() -> dict[str, Any]:
     """What this process computes with: ``source_sha256`` (its package's code and configs)
     and ``versions`` (Python and :data:`RESULT_PACKAGES`)."""
-    return {"source_sha256": provenance.source_digest(), "versions": dict(_versions())}
+    return {
+        "source_sha256": provenance.source_digest(),
+        "versions": package_versions(RESULT_PACKAGES),
+    }
 
 
 def load_average() -> list[float] | None:
