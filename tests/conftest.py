@@ -197,9 +197,15 @@ def _parse_each_yaml_once() -> None:
 GC_THRESHOLDS = (700, 10, 1_000_000)
 
 
+def _runs_tests(config: pytest.Config) -> bool:
+    """Whether this process runs tests: an xdist worker, or a run without workers (an
+    xdist controller runs none)."""
+    return hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None)
+
+
 @pytest.hookimpl(tryfirst=True)  # before Hypothesis loads a --hypothesis-profile
 def pytest_configure(config: pytest.Config) -> None:
-    runs_tests = hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None)
+    runs_tests = _runs_tests(config)
     if runs_tests or config.getoption("--hypothesis-profile"):
         # an xdist controller runs no test: it imports Hypothesis (0.4 s before the
         # workers start) only to load a profile it is given
@@ -225,6 +231,19 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
     gc.collect()
     gc.freeze()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Before pytest's last garbage collections (five full ones, which free what is left
+    and report the unraisable errors of its finalizers), collect once here and move what
+    survives out of the collector's sight: pytest's five then walk only what this one's
+    finalizers made, not the whole heap the tests made and imported (about 0.2 s a
+    walk in a worker, 0.6 to 0.8 s of the controller's wait for its workers to end)."""
+    import gc
+
+    if _runs_tests(config):
+        gc.collect()
+        gc.freeze()
 
 
 #: the mark expressions that select the unit tier alone, and the default run (pyproject.toml)
