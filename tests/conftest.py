@@ -237,13 +237,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     """Before pytest's last garbage collections (five full ones, which free what is left
     and report the unraisable errors of its finalizers), collect once here and move what
     survives out of the collector's sight: pytest's five then walk only what this one's
-    finalizers made, not the whole heap the tests made and imported (about 0.2 s a
-    walk in a worker, 0.6 to 0.8 s of the controller's wait for its workers to end)."""
+    finalizers made, not the whole heap the tests made and imported (about 0.2 s a walk
+    in a worker, while the controller waits for it to end), nor all the reports the
+    controller keeps."""
     import gc
 
-    if _runs_tests(config):
-        gc.collect()
-        gc.freeze()
+    gc.collect()
+    gc.freeze()
 
 
 #: the mark expressions that select the unit tier alone, and the default run (pyproject.toml)
