@@ -106,6 +106,15 @@ def _stored(key: tuple) -> Path | None:
     return STORE / f"{name}.pickle"
 
 
+def copy_kept(memory: dict[Any, bytes], key: Any, make: Callable[[], Any]) -> Any:
+    """``make()``'s result for ``key``, kept pickled in ``memory``: each call gets its own
+    copy (unpickled: a deep copy made in C, in less than half the time). A ``make`` that
+    raises keeps nothing, so the next call raises alike."""
+    if key not in memory:
+        memory[key] = pickle.dumps(make(), protocol=pickle.HIGHEST_PROTOCOL)
+    return pickle.loads(memory[key])
+
+
 def _kept(memory: dict[tuple, bytes], key: tuple, make: Callable[[], Any]) -> Any:
     """``make()``'s result for ``key``, kept pickled in ``memory`` and in :data:`STORE`:
     each call gets its own copy. A stored file that cannot be read or unpickled is made
@@ -155,9 +164,7 @@ def install(store: Path | None = None) -> None:
     global STORE
     import hydra
     from hydra._internal import config_loader_impl, defaults_list
-    from hydra._internal.config_repository import CachingConfigRepository
     from hydra.core.config_store import ConfigStore
-    from hydra.core.override_parser.overrides_parser import OverridesParser
 
     if not hydra.__version__.startswith(HYDRA_SERIES):
         return
@@ -167,23 +174,16 @@ def install(store: Path | None = None) -> None:
     STORE = store
     if store is not None:
         _prune(store)
-    create, compose = (
-        config_loader_impl.create_defaults_list,
-        loader._compose_config_from_defaults_list,
-    )
+    own = tuple(getattr(owner, name) for owner, name in _hooks())
+    create, compose, parse, _ = own
     lists: dict[tuple, bytes] = {}
     configs: dict[tuple, bytes] = {}
-    parse, copy_repository = OverridesParser.parse_rule, CachingConfigRepository.__init__
     parsed: dict[str, bytes] = {}
 
     def kept_parse(self, s, rule_name):
         if rule_name != "override":
             return parse(self, s, rule_name)
-        if s not in parsed:  # a parse that fails raises as before, and is not kept
-            override = parse(self, s, rule_name)
-            parsed[s] = pickle.dumps(override, protocol=pickle.HIGHEST_PROTOCOL)
-            return override
-        return pickle.loads(parsed[s])  # a copy: the same override, none shared
+        return copy_kept(parsed, s, lambda: parse(self, s, rule_name))
 
     def repository_sharing_the_store(self, delegate):
         store = ConfigStore.instance()
@@ -213,11 +213,9 @@ def install(store: Path | None = None) -> None:
         # a copy, unpickled in C: faster than a deep copy
         return _kept(configs, key, lambda: compose(self, defaults=defaults, repo=repo))
 
-    kept = (kept_defaults_list, kept_config, kept_parse, repository_sharing_the_store)
-    for (owner, name), function in zip(_hooks(), kept, strict=True):
-        setattr(owner, name, function)
+    _put((kept_defaults_list, kept_config, kept_parse, repository_sharing_the_store))
     loader._kept_compositions = (lists, configs, parsed)
-    loader._hydras_own = (create, compose, parse, copy_repository)
+    loader._hydras_own = own
 
 
 def _hooks() -> list[tuple[Any, str]]:
@@ -234,6 +232,16 @@ def _hooks() -> list[tuple[Any, str]]:
     ]
 
 
+def _put(functions: tuple[Callable[..., Any], ...]) -> tuple[Callable[..., Any], ...]:
+    """Put ``functions`` where :func:`_hooks` names, in its order; returns those they
+    replace."""
+    hooks = _hooks()
+    replaced = tuple(getattr(owner, name) for owner, name in hooks)
+    for (owner, name), function in zip(hooks, functions, strict=True):
+        setattr(owner, name, function)
+    return replaced
+
+
 @contextmanager
 def fresh() -> Iterator[None]:
     """Within the block, Hydra composes as it does without :func:`install`."""
@@ -243,12 +251,8 @@ def fresh() -> Iterator[None]:
     if own is None:
         yield
         return
-    hooks = _hooks()
-    installed = [getattr(owner, name) for owner, name in hooks]
-    for (owner, name), function in zip(hooks, own, strict=True):
-        setattr(owner, name, function)
+    installed = _put(own)
     try:
         yield
     finally:
-        for (owner, name), function in zip(hooks, installed, strict=True):
-            setattr(owner, name, function)
+        _put(installed)

@@ -145,8 +145,6 @@ def _parse_each_yaml_once() -> None:
     libyaml's parser, as the package reads YAML). The key is
     the text itself, so a file a test edits is read afresh; a text that does not parse
     raises as before, naming its file (nothing is kept)."""
-    import pickle
-
     import yaml
     from omegaconf import OmegaConf
 
@@ -167,19 +165,20 @@ def _parse_each_yaml_once() -> None:
             name, text = getattr(file_, "name", None), file_.read()
         else:
             return load(file_)  # what omegaconf refuses, refused alike
-        if text not in parsed:
+
+        def parse():
             stream = io.StringIO(text) if isinstance(text, str) else io.BytesIO(text)
             if name is not None:
                 stream.name = name  # YAML errors name the file, as they did
-            parsed[text] = pickle.dumps(load(stream), protocol=pickle.HIGHEST_PROTOCOL)
-        return pickle.loads(parsed[text])
+            return load(stream)
+
+        return composition.copy_kept(parsed, text, parse)
 
     def safe_load_once(stream):
         if not isinstance(stream, str):
             return safe_load(stream)
-        if stream not in safe_parsed:  # on libyaml's parser, as the package reads YAML
-            safe_parsed[stream] = pickle.dumps(load_yaml(stream), protocol=pickle.HIGHEST_PROTOCOL)
-        return pickle.loads(safe_parsed[stream])
+        # on libyaml's parser, as the package reads YAML
+        return composition.copy_kept(safe_parsed, stream, lambda: load_yaml(stream))
 
     load_once.parsed = parsed
     OmegaConf.load = staticmethod(load_once)
@@ -227,10 +226,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     sight, after one full collection: a full collection during the tests (only those a
     library or test asks for, :data:`GC_THRESHOLDS`) then walks only what the tests
     make, and what the tests make stays in its sight."""
-    import gc
-
-    gc.collect()
-    gc.freeze()
+    _collect_and_freeze()
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: the controller's, as a worker ends
@@ -249,6 +245,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     finalizers made, not the whole heap the tests made and imported (about 0.2 s a walk
     in a worker, while the controller waits for it to end), nor all the reports the
     controller keeps."""
+    _collect_and_freeze()
+
+
+def _collect_and_freeze() -> None:
+    """One full garbage collection, then what survives moved out of the collector's sight
+    (:func:`gc.freeze`)."""
     import gc
 
     gc.collect()
