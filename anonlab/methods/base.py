@@ -305,8 +305,8 @@ class Method(ABC):
     def mechanisms(self) -> tuple[Measurement, ...] | None:
         """The noise samplers every release of the method draws with, given its options
         (:mod:`anonlab.mechanisms.measurements`): a privacy notion it claims holds as
-        released only if each is exact. ``None`` (the default): none declared, so no
-        privacy notion it claims holds (:func:`~anonlab.methods.guarantees.guarantee`)."""
+        released only if each is exact. ``None`` (the default) or ``()``: none declared, so
+        no privacy notion it claims holds (:func:`~anonlab.methods.guarantees.guarantee`)."""
         return None
 
     def categorical_mechanisms(self) -> tuple[Measurement, ...]:

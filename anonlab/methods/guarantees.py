@@ -96,8 +96,10 @@ def claim(method: Mechanism, m: int) -> Guarantee:
 
 def draw_reasons(drawn: tuple[Measurement, ...] | None) -> list[str]:
     """Why a privacy notion does not hold for draws from the measurements ``drawn``: the
-    reason of each that is not exact, once each, or :data:`UNDECLARED` for ``None``."""
-    if drawn is None:
+    reason of each that is not exact, once each, or :data:`UNDECLARED` when none is
+    declared (``None`` or an empty tuple: a release drawn from no declared sampler is
+    deterministic as far as anything states, and no privacy notion is shown for it)."""
+    if not drawn:
         return [UNDECLARED]
     return list(dict.fromkeys(m.reason for m in drawn if not m.exact and m.reason))
 
@@ -116,7 +118,7 @@ def guarantee(method: Mechanism, m: int) -> Guarantee:
     returned, with the reasons they differ (computed once per method and m: a method
     holds only its parameters). The notion holds only if every measurement the method
     declares (:meth:`~anonlab.methods.base.Method.mechanisms`) is exact: one that is not
-    gives ``none`` with its reason, and so does declaring none."""
+    gives ``none`` with its reason, and so does declaring none (``None`` or ``()``)."""
     stated = claim(method, m)
     sampler = method.sampler if getattr(method, "draws_laplace", False) else None
     stated = replace(

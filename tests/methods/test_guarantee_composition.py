@@ -80,8 +80,9 @@ def test_declared_floating_point_gaussian_gives_none_with_its_reason(view):
     assert released.guarantee.notion == NONE and released.guarantee.reason == GAUSSIAN_FLOAT
 
 
-def test_undeclared_mechanisms_give_none(view):
-    method = GaussianStandIn(EPS)
+@pytest.mark.parametrize("drawn", [None, ()], ids=["none", "empty"])
+def test_undeclared_mechanisms_give_none(view, drawn):
+    method = GaussianStandIn(EPS, drawn=drawn)
     stated = guarantee(method, 2)
     assert stated.claimed == DP and stated.notion == NONE and stated.reason == UNDECLARED
     assert "declares no noise mechanism" in UNDECLARED
