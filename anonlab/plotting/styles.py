@@ -169,7 +169,8 @@ def delta_e(one: str | Sequence[float], other: str | Sequence[float]) -> float:
 
 def free_colours(count: int = 8, lightest: float = 80.0) -> list[str]:
     """Colours a new method may declare (its ``colour``): matplotlib's named CSS colours
-    at a CIE76 ΔE of :data:`MIN_DELTA_E` or more from every registered method's and from
+    at a CIE76 ΔE of :data:`MIN_DELTA_E` or more from every registered method's, from
+    every one of :data:`FALLBACK_COLORS` (kept for methods that declare none) and from
     one another, none lighter than ``lightest`` (L*), so a line shows on white.
 
     Parameters
@@ -186,7 +187,7 @@ def free_colours(count: int = 8, lightest: float = 80.0) -> list[str]:
     """
     from matplotlib.colors import CSS4_COLORS
 
-    taken = [cls.colour for cls in METHODS.values() if cls.colour]
+    taken = [*(cls.colour for cls in METHODS.values() if cls.colour), *FALLBACK_COLORS]
     free: list[str] = []
     for colour in sorted({c.lower() for c in CSS4_COLORS.values()}):
         if cielab(colour)[0] > lightest:
@@ -196,6 +197,46 @@ def free_colours(count: int = 8, lightest: float = 80.0) -> list[str]:
         if len(free) == count:
             break
     return free
+
+
+#: shapes a method may take as its marker, in order of preference: matplotlib's filled
+#: symbols, then stars of 3 to 12 points (``(points, 1, angle)``; the 5-point star is
+#: ``"*"``) and the 3-point star upside down
+_MARKER_SHAPES: tuple[Any, ...] = (
+    *("o", "s", "^", "D", "P", "X", "*", "p", "h", "H", "8", "d", ">"),
+    *((n, 1, 0) for n in range(3, 13) if n != 5),
+    (3, 1, 60),
+)
+
+
+def _shape(marker: Any) -> Any:
+    """``marker`` with a polygon's or star's angle taken modulo its symmetry, so two
+    specifications of one drawn shape compare equal."""
+    if isinstance(marker, tuple) and len(marker) == 3:
+        n, style, angle = marker
+        return (n, style, round(angle % (360 / n), 6))
+    return marker
+
+
+def free_markers(count: int = 5) -> list[Any]:
+    """Markers a new method may declare (its ``marker``): shapes no registered method
+    declares, none of :data:`FALLBACK_MARKERS` (kept for methods that declare none), and
+    neither :data:`ZERO_MARKER` nor :data:`WALL_MARKER`, which mark a mean of 0.
+
+    Parameters
+    ----------
+    count : int
+        How many to return, at most.
+
+    Returns
+    -------
+    list
+        matplotlib marker specifications: a symbol such as ``"h"``, or
+        ``(points, 1, angle)``, a star.
+    """
+    taken = [cls.marker for cls in METHODS.values() if cls.marker is not None]
+    taken = {_shape(m) for m in (*taken, *FALLBACK_MARKERS, ZERO_MARKER, WALL_MARKER)}
+    return [shape for shape in _MARKER_SHAPES if _shape(shape) not in taken][:count]
 
 
 def _mix(color: str, other: str, share: float) -> str:

@@ -40,6 +40,7 @@ from anonlab.plotting.styles import (
     band_label,
     delta_e,
     free_colours,
+    free_markers,
     log_x,
     mark_every,
     method_color,
@@ -193,11 +194,15 @@ def test_every_registered_method_has_a_hue_far_from_every_other_and_a_marker_of_
             f"{free_colours(3)}"
         )
     for free in free_colours():
-        assert min(delta_e(free, c) for c in colours.values()) >= MIN_DELTA_E
+        taken = [*colours.values(), *FALLBACK_COLORS]
+        assert min(delta_e(free, c) for c in taken) >= MIN_DELTA_E
+    assert free_colours(), "no colour is left for a new method"
     markers = [cls.marker for cls in METHODS.values() if cls.marker is not None]
     assert len(set(markers)) == len(markers), "no two methods share a marker"
     assert not set(markers) & set(FALLBACK_MARKERS)
     assert not set(markers) & {ZERO_MARKER, WALL_MARKER}, "a mean of 0 draws these"
+    free = free_markers()
+    assert free and not set(free) & {*markers, *FALLBACK_MARKERS, ZERO_MARKER, WALL_MARKER}
     # a user's method: a colour far from every declared one and a marker, fixed by name
     for fallback in FALLBACK_COLORS:
         assert min(delta_e(fallback, c) for c in colours.values()) >= MIN_DELTA_E, fallback
