@@ -52,7 +52,7 @@ from typing import Any
 
 import yaml
 
-from anonlab.config import CONF_DIR, load_yaml
+from anonlab.config import CONF_DIR, check_experiment_keys, load_yaml
 from anonlab.readings import Reading, entries, find_reading, parse_readings, text
 from anonlab.validation import ParameterError
 
@@ -61,8 +61,6 @@ EXPERIMENT_DIR = "experiment"
 _TARGET_ID = re.compile(r"^(Figure|Table)\s+(\d+)$")
 #: a notes anchor into docs/reproduction-notes.md, as claims and ``experiment.notes`` give it
 NOTES_ANCHOR = re.compile(r"^#[a-z0-9-]+$")
-#: the keys of an experiment's ``experiment:`` block
-EXPERIMENT_KEYS = ("name", "paper", "notes", "targets")
 _TARGET_KINDS = {"Figure": 0, "Table": 1}
 
 
@@ -272,12 +270,7 @@ def _entry(path: Path, known: Sequence[Paper]) -> ExperimentEntry | None:
     if not isinstance(block, Mapping) or not block.get("paper"):
         return None
     source = str(path)
-    unknown = set(block) - set(EXPERIMENT_KEYS)
-    if unknown:
-        raise ParameterError(
-            f"{source}: experiment has unknown key(s) {sorted(unknown)}; "
-            f"it has {', '.join(EXPERIMENT_KEYS)}"
-        )
+    check_experiment_keys(block, source)
     name = str(text(block.get("name"), "experiment.name", source))
     notes = block.get("notes")
     if notes is not None and (not isinstance(notes, str) or not NOTES_ANCHOR.match(notes)):
@@ -394,10 +387,10 @@ def custom_experiments(conf_dir: Path = CONF_DIR) -> tuple[str, ...]:
     """The experiment configs that name no paper (``experiment.paper`` null or absent), by
     name: ``all``, ``study`` and any experiment of one's own (a figure with its claims in
     one YAML). Each is checked as far as it declares: a mapping whose ``experiment``
-    block, if any, is a mapping with the keys of :data:`EXPERIMENT_KEYS` only, a ``name``
-    that is the file's, a list of ``targets``, and ``claims`` that resolve
-    (:func:`resolved_claims`); anything else is a :class:`ParameterError` naming the
-    file."""
+    block, if any, is a mapping with the keys of
+    :data:`~anonlab.config.EXPERIMENT_KEYS` only, a ``name`` that is the file's, a list
+    of ``targets``, and ``claims`` that resolve (:func:`resolved_claims`); anything else
+    is a :class:`ParameterError` naming the file."""
     names = []
     for path in sorted((Path(conf_dir) / EXPERIMENT_DIR).glob("*.yaml")):
         raw = _load_yaml(path)
@@ -412,12 +405,7 @@ def custom_experiments(conf_dir: Path = CONF_DIR) -> tuple[str, ...]:
             raise ParameterError(f"{source}: experiment must be a mapping, got {block!r}")
         if block.get("paper"):
             continue  # a paper experiment (experiments())
-        unknown = set(block) - set(EXPERIMENT_KEYS)
-        if unknown:
-            raise ParameterError(
-                f"{source}: experiment has unknown key(s) {sorted(unknown)}; "
-                f"it has {', '.join(EXPERIMENT_KEYS)}"
-            )
+        check_experiment_keys(block, source)
         name = block.get("name", path.stem)
         if name != path.stem:
             raise ParameterError(

@@ -91,6 +91,20 @@ CONF_DIR = Path(__file__).resolve().parent / "conf"
 #: run.py from Hydra and by :func:`compose_config`; recorded in run.json, see
 #: :mod:`anonlab.provenance`)
 OVERRIDES_KEY = "overrides"
+#: the keys of an experiment's ``experiment:`` block
+EXPERIMENT_KEYS = ("name", "paper", "notes", "targets")
+
+
+def check_experiment_keys(block: Mapping[str, Any], source: str = "") -> None:
+    """Refuse a key of an ``experiment:`` block outside :data:`EXPERIMENT_KEYS` (a
+    misspelt ``notes``, a ``title`` it does not have), naming ``source`` (its file) when
+    given: a run and ``anonlab list`` refuse the same blocks."""
+    unknown = sorted(set(block) - set(EXPERIMENT_KEYS))
+    if unknown:
+        raise ParameterError(
+            f"{source + ': ' if source else ''}experiment has unknown key(s) {unknown}; "
+            f"it has {', '.join(EXPERIMENT_KEYS)}"
+        )
 
 
 def open_override(override: str) -> str:

@@ -70,6 +70,12 @@ CASES = [
     ("config", "unknown_dataset", [*BASE, "dataset=nope"], "dataset/nope"),
     ("config", "unknown_runner", [*BASE, "runner=nope"], "runner/nope"),
     ("config", "unknown_key", [*BASE, "nope=1"], "nope"),
+    (
+        "config",
+        "unknown_experiment_key",
+        [*BASE, "+experiment.title=x"],
+        "experiment has unknown key(s) ['title']",
+    ),
     ("config", "bad_override_syntax", [*BASE, "grid.k=[2,"], "override 'grid.k=[2,'"),
     ("config", "bad_range", [*BASE[:1], "grid.k=${range:a,5}", *BASE[2:]], "grid.k"),
     ("config", "missing_config_path", ["--config-path={dir}/none", *BASE], "config.yaml"),
