@@ -50,6 +50,13 @@ def _e(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
+def _cited(result: Any, separator: str) -> str:
+    """Where a claim stands, its paper and section (an experiment of one's own has
+    neither), followed by ``separator``; empty when there is nothing to cite."""
+    cited = " ".join(str(p) for p in (result.paper, result.section) if p)
+    return cited + separator if cited else ""
+
+
 def _css(status: str) -> str:
     return status.replace(" ", "-")
 
@@ -326,7 +333,7 @@ def _claim_html(claim: ClaimView, notes: str, command: str | None = None) -> str
     out = [
         f'<div class="claim {_css(r.status)}" id="claim-{_e(r.id)}">',
         f'<span class="badge {_css(r.status)}">{_e(r.status)}</span> <b>{_e(r.id)}</b> '
-        f'<span class="meta">{_e(f"{r.paper} " if r.paper else "")}{_e(r.section)} · {_e(r.kind)}'
+        f'<span class="meta">{_e(_cited(r, " · "))}{_e(r.kind)}'
         f"{' · ' + _e(r.metric) if r.metric else ''}{link}</span>",
         f"<blockquote>“{_e(r.quote)}”</blockquote>",
         f'<div class="tol">judges: {_e(r.slice)}</div>' if r.slice else "",
@@ -512,7 +519,7 @@ def _claim_md(claim: ClaimView, command: str | None = None) -> list[str]:
     r = claim.result
     link = f" ([notes]({NOTES_MD}{r.notes}))" if r.notes else ""
     out = [
-        f"- **{r.status}** `{r.id}` ({f'{r.paper} ' if r.paper else ''}{r.section}, {r.kind}"
+        f"- **{r.status}** `{r.id}` ({_cited(r, ', ')}{r.kind}"
         f"{', ' + r.metric if r.metric else ''}){link}: “{_md(r.quote)}”  ",
         f"  {_md(_verdict_line(r))}",
     ]

@@ -126,6 +126,16 @@ def test_bad_claims_of_each_kind(fields, message):
         parse_claim(fields)
 
 
+def test_a_section_is_cited_only_with_a_paper():
+    # a claim of a paper must say where in it; one of an experiment of one's own cannot
+    with pytest.raises(ClaimError, match="field 'section' is missing"):
+        parse_claim(claim("ordering", lower="a", higher="b", section=None))
+    own = {k: v for k, v in claim("ordering", lower="a", higher="b").items()}
+    del own["paper"], own["section"]
+    parsed = parse_claim(own)
+    assert parsed.paper is None and parsed.section is None
+
+
 def test_duplicate_ids_and_non_list():
     one = claim("ordering", lower="a", higher="b")
     with pytest.raises(ClaimError, match="claim 'c': field 'id' is used twice"):

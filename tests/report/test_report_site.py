@@ -183,9 +183,14 @@ def test_a_bad_claim_does_not_stop_the_others(results):
         "lower": "ir",
         "higher": "laplace",
     }
-    broken, ok = judge_claims([{"id": "broken", "paper": "DP-IR", "kind": "ordering"}, good], table)
+    own = {k: v for k, v in good.items() if k not in ("paper", "section")} | {"id": "own"}
+    broken, ok, mine = judge_claims(
+        [{"id": "broken", "paper": "DP-IR", "kind": "ordering"}, good, own], table
+    )
     assert broken.status == "not checkable" and "field 'section' is missing" in broken.ours
     assert ok.status == REPRODUCED
+    # a claim of one's own cites no paper and no section, and is judged all the same
+    assert mine.status == REPRODUCED and not mine.paper and mine.section is None
 
 
 def test_cli_writes_the_report_and_prints_its_path(results, capsys, tmp_path):

@@ -160,7 +160,8 @@ def parse_claim(raw: Mapping[str, Any], position: int = 0) -> Claim:
     if not _ID.match(claim_id):
         raise c.error("id", f"must be lower-case letters, digits and '_', got {claim_id!r}")
     paper = c.text("paper", required=False)  # none: a claim of an experiment with no paper
-    section, quote = c.text("section"), c.text("quote")
+    # an experiment of one's own has no paper, so no section to cite either
+    section, quote = c.text("section", required=paper is not None), c.text("quote")
     kind = c.choice("kind", tuple(KINDS))
     fields = KINDS[kind].fields
     unknown = set(raw) - COMMON_FIELDS - fields

@@ -99,7 +99,7 @@ class Claim:
 
     id: str
     paper: str | None
-    section: str
+    section: str | None
     quote: str
     kind: str
     metric: str | None
@@ -283,8 +283,8 @@ class ClaimResult:
     """
 
     id: str
-    paper: str
-    section: str
+    paper: str | None
+    section: str | None
     quote: str
     kind: str
     status: str
