@@ -364,11 +364,11 @@ def _count(n: int) -> str:
 
 def band_label(repetitions: Iterable[int]) -> str:
     """The legend's entry for the bands: their level and the repetitions the banded
-    points rest on (``"95 % interval of the mean, n = 10 repetitions"``; a range when
-    points differ)."""
+    points rest on (``"95 % interval of the mean over 10 repetitions"``; a range when
+    points differ). No "n = …": a grid axis may be called n (a facet's "n = 100")."""
     ns = sorted({int(n) for n in repetitions})
     counted = f"{ns[0]}" if len(ns) == 1 else f"{ns[0]}–{ns[-1]}"
-    return f"95 % interval of the mean, n = {counted} repetition" + ("s" if ns[-1] > 1 else "")
+    return f"95 % interval of the mean over {counted} repetition" + ("s" if ns[-1] > 1 else "")
 
 
 def repetitions_note(fewest: int) -> str:

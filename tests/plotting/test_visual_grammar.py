@@ -217,8 +217,8 @@ def test_colour_difference_and_the_helpers_behind_the_notes():
     assert delta_e("#000000", "#ffffff") == pytest.approx(100.0, abs=1e-3)
     assert delta_e("#1f77b4", "#3182bd") < 10  # the two blues that could not be told apart
     assert log_x([0.1, 1, 10]) and not log_x([2, 5, 10]) and not log_x([0, 1, 100])
-    assert band_label([10]) == "95 % interval of the mean, n = 10 repetitions"
-    assert band_label([2, 10]) == "95 % interval of the mean, n = 2–10 repetitions"
+    assert band_label([10]) == "95 % interval of the mean over 10 repetitions"
+    assert band_label([2, 10]) == "95 % interval of the mean over 2–10 repetitions"
     assert repetitions_note(1) == "1 repetition: no interval, decides nothing"
     assert "2 repetitions" in repetitions_note(2)
     # a long curve keeps its markers, spaced as drawn
