@@ -31,7 +31,7 @@ metrics: [re]
 figures:
   - {name: mine_re, metric: re, x: epsilon, series: null}
 claims:
-  - {id: mine_re_falls, section: "Figure 1", quote: "RE falls as ε grows", kind: monotone,
+  - {id: mine_re_falls, quote: "RE falls as ε grows", kind: monotone,
      metric: re, method: laplace, x: epsilon, direction: decreasing}
 """
 
@@ -94,3 +94,6 @@ def test_its_run_is_its_own_and_the_report_shows_its_figure(mine, tmp_path, caps
     section = html[html.index("<h2>mine</h2>") :]
     section = section[: section.find("<h2", 1)]
     assert section.count('<img alt="mine_re"') == 1 and "mine_re_falls" in section
+    # its verdict is kept with the papers' for the next report to compare with
+    verdicts = (report / "verdicts.csv").read_text(encoding="utf-8")
+    assert "mine/mine_re_falls,exploratory,reproduced," in verdicts

@@ -367,7 +367,9 @@ class ReportView:
         return any(t.confirmatory_run is not None for t in self.targets)
 
     def verdict_rows(self) -> list[dict[str, str]]:
-        """Every paper claim's verdicts, for the next report to compare with."""
+        """Every claim's verdicts, for the next report to compare with: the papers'
+        claims by id, then those of experiments of one's own as ``<experiment>/<id>``
+        (their ids need not differ from a paper's)."""
         rows = []
         for t in self.targets:
             for c in t.claims:
@@ -388,6 +390,17 @@ class ReportView:
                             "digest": c.digest,
                         }
                     )
+        for run, results in self.others:
+            digests = run.claim_digests()
+            rows += [
+                {
+                    "id": f"{run.experiment}/{r.id}",
+                    "stage": run.stage,
+                    "status": r.status,
+                    "digest": digests.get(r.id, ""),
+                }
+                for r in results
+            ]
         return rows
 
 
