@@ -89,11 +89,14 @@ def test_its_run_is_its_own_and_the_report_shows_its_figure(mine, tmp_path, caps
     assert "![mine_re](figures/mine__mine_re.png)" in own
     assert (report / "figures" / "mine__mine_re.png").is_file()
     assert "**reproduced** `mine_re_falls`" in own
+    # what each method's releases guarantee, as beside a paper's figure
+    assert "What each method's releases guarantee:" in own and "| laplace | ε-DP |" in own
     assert f"| {custom.name} | mine |" in markdown  # listed, not shown
     html = (report / "index.html").read_text(encoding="utf-8")
     section = html[html.index("<h2>mine</h2>") :]
     section = section[: section.find("<h2", 1)]
     assert section.count('<img alt="mine_re"') == 1 and "mine_re_falls" in section
+    assert "<h3>What each method's releases guarantee</h3>" in section
     # its verdict is kept with the papers' for the next report to compare with
     verdicts = (report / "verdicts.csv").read_text(encoding="utf-8")
     assert "mine/mine_re_falls,exploratory,reproduced," in verdicts

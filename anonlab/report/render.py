@@ -57,6 +57,25 @@ def _cited(result: Any, separator: str) -> str:
     return cited + separator if cited else ""
 
 
+def _guarantees_html(rows: list[dict[str, str]]) -> list[str]:
+    """What each method's releases guarantee, as a heading and a table (none without
+    rows)."""
+    if not rows:
+        return []
+    return [
+        "<h3>What each method's releases guarantee</h3>",
+        _rows_html(
+            [{k: _e(v) for k, v in row.items()} for row in rows],
+            ("method", "claimed", "as released", "reason", "caveat"),
+        ),
+    ]
+
+
+def _guarantees_md(rows: list[dict[str, str]]) -> list[str]:
+    """What each method's releases guarantee, as a Markdown table (none without rows)."""
+    return ["What each method's releases guarantee:", "", md_table(rows), ""] if rows else []
+
+
 def _css(status: str) -> str:
     return status.replace(" ", "-")
 
@@ -463,14 +482,7 @@ def render_html(view: ReportView) -> str:
         out.append('<p class="meta">' + " · ".join(_e(m) for m in t.run.meta()) + "</p>")
         out += [_figure_html(p) for p in t.run.figures(t.target.figures)]
         out += [_table_html(p, table_legend(t.run, p.name)) for p in t.run.tables(t.target.tables)]
-        if t.guarantees:
-            out += [
-                "<h3>What each method's releases guarantee</h3>",
-                _rows_html(
-                    [{k: _e(v) for k, v in row.items()} for row in t.guarantees],
-                    ("method", "claimed", "as released", "reason", "caveat"),
-                ),
-            ]
+        out += _guarantees_html(t.guarantees)
         out.append(_readings_html(t))
         out.append("<h3>The paper's claims</h3>")
         out += [_claim_html(c, NOTES_HTML, t.command) for c in t.claims] or [
@@ -492,14 +504,16 @@ def render_html(view: ReportView) -> str:
             for r in view.custom
         ]
         out.append(_rows_html(rows, ("folder", "experiment", "overrides", "run")))
-    for run, results in view.others:  # experiments of one's own: no paper
+    for own in view.others:  # experiments of one's own: no paper
+        run = own.run
         out += [
             f"<h2>{_e(run.folder)}</h2>",
             '<p class="meta">' + " · ".join(_e(m) for m in run.meta()) + "</p>",
         ]
         out += [_figure_html(p) for p in run.figures()]
         out += [_table_html(p, table_legend(run, p.name)) for p in run.tables()]
-        out += [_claim_html(ClaimView(r, []), NOTES_HTML) for r in results]
+        out += _guarantees_html(own.guarantees)
+        out += [_claim_html(ClaimView(r, []), NOTES_HTML) for r in own.results]
     out.append("</body></html>")
     return "\n".join(out)
 
@@ -601,8 +615,7 @@ def render_markdown(view: ReportView, figure_path: Callable[[Path], str]) -> str
         out += [" · ".join(t.run.meta()), ""]
         out += [f"![{p.stem}]({figure_path(p)})\n" for p in t.run.figures(t.target.figures)]
         out += _tables_md(t.run, t.run.tables(t.target.tables))
-        if t.guarantees:
-            out += ["What each method's releases guarantee:", "", md_table(t.guarantees), ""]
+        out += _guarantees_md(t.guarantees)
         if len(t.reading_counts) > 1:
             rows = [
                 {
@@ -641,11 +654,13 @@ def render_markdown(view: ReportView, figure_path: Callable[[Path], str]) -> str
                 ]
             )
         )
-    for run, results in view.others:  # experiments of one's own: no paper
+    for own in view.others:  # experiments of one's own: no paper
+        run = own.run
         out += [f"## {run.folder}", "", " · ".join(run.meta()), ""]
         out += [f"![{p.stem}]({figure_path(p)})\n" for p in run.figures()]
         out += _tables_md(run, run.tables())
-        for r in results:
+        out += _guarantees_md(own.guarantees)
+        for r in own.results:
             out += _claim_md(ClaimView(r, []))
         out.append("")
     return "\n".join(out) + "\n"

@@ -339,6 +339,16 @@ class VerdictChange:
     reason: str
 
 
+@dataclass(frozen=True)
+class OwnRun:
+    """An experiment of one's own (no paper) as the report shows it: its run, its claims
+    judged, and what each method's releases guarantee (:func:`guarantee_rows`)."""
+
+    run: Run
+    results: list[ClaimResult]
+    guarantees: list[dict[str, str]]
+
+
 @dataclass
 class ReportView:
     results_dir: Path
@@ -346,7 +356,7 @@ class ReportView:
     papers: list[PaperSummary]
     targets: list[TargetView]
     custom: list[Run]
-    others: list[tuple[Run, list[ClaimResult]]]
+    others: list[OwnRun]
     frozen_digest: str | None = None  # the pre-registration's
     digest: str | None = None  # today's claims
     confirmatory_seed: int | None = None
@@ -390,16 +400,16 @@ class ReportView:
                             "digest": c.digest,
                         }
                     )
-        for run, results in self.others:
-            digests = run.claim_digests()
+        for own in self.others:
+            digests = own.run.claim_digests()
             rows += [
                 {
-                    "id": f"{run.experiment}/{r.id}",
-                    "stage": run.stage,
+                    "id": f"{own.run.experiment}/{r.id}",
+                    "stage": own.run.stage,
                     "status": r.status,
                     "digest": digests.get(r.id, ""),
                 }
-                for r in results
+                for r in own.results
             ]
         return rows
 
@@ -648,8 +658,8 @@ def build_view(results_dir: Path, conf_dir: Path = CONF_DIR) -> ReportView:
         if run.provenance not in (PAPER, OWN):
             custom.append(run)
         elif entry is None or run.provenance == OWN:  # no paper's: one's own experiment
-            raw = catalog.resolved_claims(run.config)
-            others.append((run, judge_claims(raw, run.table())))
+            raw, table = catalog.resolved_claims(run.config), run.table()
+            others.append(OwnRun(run, judge_claims(raw, table), guarantee_rows(table)))
         else:
             primary = entry.primary
             key = (
