@@ -200,12 +200,13 @@ def free_colours(count: int = 8, lightest: float = 80.0) -> list[str]:
 
 
 #: shapes a method may take as its marker, in order of preference: matplotlib's filled
-#: symbols, then stars of 3 to 12 points (``(points, 1, angle)``; the 5-point star is
-#: ``"*"``) and the 3-point star upside down
+#: symbols, then stars of 3 to 12 points (``(points, 1, 0)``; the 5-point star is
+#: ``"*"``), then line markers, which have no face, so a figure's series value shows on
+#: them by size alone: plus, cross and asterisks of 3, 5 and 6 arms (``(arms, 2, 0)``)
 _MARKER_SHAPES: tuple[Any, ...] = (
     *("o", "s", "^", "D", "P", "X", "*", "p", "h", "H", "8", "d", ">"),
     *((n, 1, 0) for n in range(3, 13) if n != 5),
-    (3, 1, 60),
+    *("+", "x", (3, 2, 0), (5, 2, 0), (6, 2, 0)),
 )
 
 
