@@ -107,6 +107,17 @@ def check_experiment_keys(block: Mapping[str, Any], source: str = "") -> None:
         )
 
 
+def experiment_name(block: Any) -> str:
+    """The name of the run an ``experiment:`` block declares (``custom`` without one),
+    once its keys are checked (:func:`check_experiment_keys`)."""
+    if block is None:
+        return "custom"
+    if not isinstance(block, Mapping):
+        raise ParameterError(f"experiment must be a mapping, got {block!r}")
+    check_experiment_keys(block)
+    return str(block.get("name") or "custom")
+
+
 def open_override(override: str) -> str:
     """``grid.<axis>=…`` (or ``+grid.<axis>=…``) as Hydra's add-or-replace
     ``++grid.<axis>=…``; any other override unchanged. A run's grid axes are its methods'

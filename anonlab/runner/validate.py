@@ -40,7 +40,7 @@ from anonlab.config import (
     PAPER_PROFILE,
     STAGES,
     apply_profile,
-    check_experiment_keys,
+    experiment_name,
 )
 from anonlab.io import write_atomic
 from anonlab.provenance import PACKAGE_DIR, override_key, run_folder, source_digest
@@ -676,18 +676,6 @@ def check_reachable(address: str, timeout: float = 3.0) -> None:
         ) from None
 
 
-def check_experiment_block(block: Any) -> str:
-    """The name of the run an ``experiment:`` block declares (``custom`` without one); a
-    key outside :data:`~anonlab.config.EXPERIMENT_KEYS` (a misspelt ``notes``, a
-    ``title`` it has not) is refused, as ``anonlab list`` refuses it, not ignored."""
-    if block is None:
-        return "custom"
-    if not isinstance(block, Mapping):
-        raise ParameterError(f"experiment must be a mapping, got {block!r}")
-    check_experiment_keys(block)
-    return str(block.get("name") or "custom")
-
-
 def validate(config: Mapping[str, Any]) -> Declared:
     """Validate a composed config (:func:`~anonlab.config.compose_config`, or the Python
     study's) into the run it declares, before any data, worker or kernel; raises a
@@ -701,7 +689,7 @@ def validate(config: Mapping[str, Any]) -> Declared:
     # (whether every method and metric is theirs, a study, is known once figures are read)
     given = Given.of(overrides, config.get("interface") == "python", study=False)
     config = apply_reading(apply_profile(config, keep=sorted(given.keys)))
-    name = check_experiment_block(config.get("experiment"))
+    name = experiment_name(config.get("experiment"))
     reps = check_int(config.get("reps", 1), "reps", 1)
     seed = check_int(config.get("seed", 0), "seed", 0, MAX_SEED)
     stage = check_choice(str(config.get("stage") or EXPLORATORY), "stage", STAGES)
