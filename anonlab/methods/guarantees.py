@@ -76,6 +76,11 @@ UNDECLARED = (
     "declares no noise mechanism: nothing states that its draws resist floating-point "
     "attacks; declare its mechanisms (anonlab.mechanisms)"
 )
+CATEGORICAL_UNDECLARED = (
+    "categorical attributes protected with no declared mechanism: nothing states how "
+    "their released values are drawn; declare them (categorical_mechanisms(), "
+    "anonlab.mechanisms) or numeric_only"
+)
 INTEGER_FROM_DATA = (
     "whole numbers read off the data (integer='data'): the release rounds to them only "
     "when every value is whole, which tells a data set of whole numbers from a "
@@ -259,14 +264,13 @@ def _as_released(
     (bounds, sampler, seed), and ``none`` where bounds or whole numbers were read off the
     data (:func:`of_release`) or where the samplers categorical attributes add
     (:meth:`~anonlab.methods.base.Method.categorical_mechanisms`) are not exact (a caveat
-    when the notion is ``none`` already)."""
+    when the notion is ``none`` already) or not declared at all."""
     bounds = view.computed_once("data_caveat", lambda: data_caveat(view))
-    categorical = any(a.categorical for a in view.protected_attributes)
-    inexact = tuple(
-        _on_categorical(m)
-        for m in (method.categorical_mechanisms() if categorical else ())
-        if not m.exact
-    )
+    categorical = [a.name for a in view.protected_attributes if a.categorical]
+    drawn = method.categorical_mechanisms() if categorical else ()
+    inexact = tuple(_on_categorical(m) for m in drawn if not m.exact)
+    # a notion that holds so far, and categorical values drawn by nothing declared
+    undeclared = bool(categorical) and not drawn and stated.notion != NONE
     caveat = _join(
         stated.caveat,
         None if strict_bounds else bounds,
@@ -276,6 +280,7 @@ def _as_released(
     inferred = [a.name for a in view.protected_attributes if a.integer_from_data]
     voids = (
         *(inexact if stated.notion != NONE else ()),
+        f"{CATEGORICAL_UNDECLARED} ({', '.join(map(repr, categorical))})" if undeclared else None,
         f"{DATA_BOUNDS} ({bounds})" if strict_bounds and bounds else None,
         f"{INTEGER_FROM_DATA} ({', '.join(map(repr, inferred))})"
         if inferred and method.round_integers

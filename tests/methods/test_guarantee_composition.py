@@ -34,6 +34,7 @@ from anonlab.mechanisms.measurements import (
 from anonlab.methods import make_method
 from anonlab.methods.base import Method, Release
 from anonlab.methods.guarantees import (
+    CATEGORICAL_UNDECLARED,
     EXPONENTIAL_FLOAT,
     UNDECLARED,
     before_release,
@@ -141,6 +142,9 @@ def test_categorical_attributes_add_the_exponential_mechanisms_facts():
     assert guarantee(method, 2).notion == DP  # no categorical attribute, no Gumbel draw
     planned = before_release(method, mixed, seeded=False)
     assert planned.notion == NONE and planned.reason == EXPONENTIAL_FLOAT
+    # exact noise for numbers, and categorical values drawn by nothing it declares
+    silent = before_release(GaussianStandIn(EPS, drawn=(DISCRETE_LAPLACE,)), mixed, seeded=False)
+    assert silent.notion == NONE and silent.reason == f"{CATEGORICAL_UNDECLARED} ('city')"
 
 
 def test_each_measurement_states_a_reason_exactly_when_it_is_not_exact():
