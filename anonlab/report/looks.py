@@ -19,6 +19,7 @@ it ran, the commit and the time; the report reads them back (:func:`claim_tables
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -208,6 +209,7 @@ def run_later_looks(experiment: Experiment, *, progress: bool = True) -> list[Pa
     reached: dict[str, int] = {}
     records: list[LookRecord] = []
     pending = [c for c in claims if c.kind not in ("cells", "privacy")]
+    checkout = functools.cache(git_commit)  # read when a look first runs, then kept
     for index in range(1, len(looks)):
         due = []
         # one view per table, shared by the claims judged on it (as the report shares
@@ -235,7 +237,7 @@ def run_later_looks(experiment: Experiment, *, progress: bool = True) -> list[Pa
         # the metrics the due claims read: another one's rows would judge nothing
         read = frozenset(c.metric for c in due if c.metric is not None)
         look = Look(frozenset(cells), looks[index - 1], looks[index], folder, read)
-        git = git_commit()
+        git = checkout()
         rows = run_grid(experiment, progress=progress, resume=True, look=look, git=git)
         added = pd.concat([added, rows], ignore_index=True) if len(added) else rows
         for claim in due:
