@@ -196,15 +196,10 @@ def _parse_each_yaml_once() -> None:
 GC_THRESHOLDS = (700, 10, 1_000_000)
 
 
-def _runs_tests(config: pytest.Config) -> bool:
-    """Whether this process runs tests: an xdist worker, or a run without workers (an
-    xdist controller runs none)."""
-    return hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None)
-
-
 @pytest.hookimpl(tryfirst=True)  # before Hypothesis loads a --hypothesis-profile
 def pytest_configure(config: pytest.Config) -> None:
-    runs_tests = _runs_tests(config)
+    # an xdist worker, or a run without workers (an xdist controller runs no test)
+    runs_tests = hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None)
     if runs_tests or config.getoption("--hypothesis-profile"):
         # an xdist controller runs no test: it imports Hypothesis (0.4 s before the
         # workers start) only to load a profile it is given
